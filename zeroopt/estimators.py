@@ -1,0 +1,113 @@
+"""Gradient estimators: turn probe answers into a search direction.
+
+An estimator is a generator function: it yields one request for all ``q`` probes at once (so they are
+evaluated in one batch) and returns a :class:`GradientEstimate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
+
+__all__ = ["GradientEstimate", "GradientEstimator", "forward_difference", "sign_of_difference"]
+
+
+@dataclass(frozen=True)
+class GradientEstimate:
+    """An estimate of ∇f (of its smoothed version, for forward differences).
+
+    Attributes
+    ----------
+    g
+        The estimate.
+    eps
+        Largest precision reported for the probe values (0 for comparisons).
+    used
+        Number of probes that contributed (probes with an infinite value are dropped).
+    best_x, best_f, best_eps
+        The best probe point and its value, when values were observed (forward differences).
+    """
+
+    g: NDArray[np.float64]
+    eps: float
+    used: int
+    best_x: NDArray[np.float64] | None = None
+    best_f: float = float("inf")
+    best_eps: float = 0.0
+
+
+class GradientEstimator(Protocol):
+    """Signature shared by estimators."""
+
+    def __call__(
+        self,
+        x: NDArray[np.float64],
+        fx: float,
+        directions: NDArray[np.float64],
+        beta: float,
+        scale: float,
+        eps: float | None,
+    ) -> Generator[Request, Response, GradientEstimate]: ...
+
+
+def forward_difference(
+    x: NDArray[np.float64],
+    fx: float,
+    directions: NDArray[np.float64],
+    beta: float,
+    scale: float,
+    eps: float | None,
+) -> Generator[Request, Response, GradientEstimate]:
+    """RGF estimator averaged over q directions (Nesterov–Spokoiny; paper eq. (5) with averaging).
+
+    ``g = scale/q * sum_i (f(x + beta u_i) - f(x)) / beta * u_i``. With ``scale * E[u u^T] = I`` this is an
+    unbiased estimate of ∇f_β, the gradient of the Gaussian- (or sphere-) smoothed objective.
+    """
+    points = x[None, :] + beta * directions
+    resp = yield Evaluate(points=points, eps=eps, hints=np.full(len(points), fx))
+    assert isinstance(resp, Evaluation)
+    values = resp.values
+    # An oracle may answer +inf (e.g. no decision boundary along a direction): such a probe carries no
+    # finite difference, so it is left out of the average rather than poisoning it.
+    finite = np.isfinite(values)
+    used = int(finite.sum())
+    if used == 0:
+        return GradientEstimate(g=np.zeros_like(x), eps=0.0, used=0)
+    diffs = (values[finite] - fx) / beta
+    g = scale * (diffs @ directions[finite]) / used
+    i = int(np.argmin(np.where(finite, values, np.inf)))
+    return GradientEstimate(
+        g=g,
+        eps=float(resp.eps[finite].max()),
+        used=used,
+        best_x=points[i],
+        best_f=float(values[i]),
+        best_eps=float(resp.eps[i]),
+    )
+
+
+def sign_of_difference(
+    x: NDArray[np.float64],
+    fx: float,
+    directions: NDArray[np.float64],
+    beta: float,
+    scale: float,
+    eps: float | None,
+) -> Generator[Request, Response, GradientEstimate]:
+    """Sign-OPT / ZO-signSGD estimator: ``g = 1/q * sum_i sign(f(x + beta u_i) - f(x)) u_i``.
+
+    Each sign comes from one comparison "is f(x + beta u_i) < f(x)?", which some oracles answer with a
+    single query (the hard-label attack) and any value oracle answers by evaluating.
+    """
+    points = x[None, :] + beta * directions
+    resp = yield Compare(points=points, levels=np.full(len(points), fx))
+    assert isinstance(resp, Comparison)
+    signs = np.where(resp.below, -1.0, 1.0)
+    g = (signs @ directions) / len(signs)
+    return GradientEstimate(g=g, eps=0.0, used=len(signs))

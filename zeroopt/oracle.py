@@ -1,0 +1,338 @@
+"""The noisy-oracle interface: what a solver may ask of an objective, and what it costs.
+
+A solver never calls an objective directly. It *yields requests* (:class:`Evaluate`, :class:`Compare`)
+and receives *responses* (:class:`Evaluation`, :class:`Comparison`). An :class:`Oracle` answers them and
+counts every unit of cost itself in its :class:`QueryLedger`, which enforces a hard budget *before* each
+unit is spent. Because requests are plain data, the answers of many independent runs can be computed
+together (see :class:`OracleGroup`) — that is how the hard-label attack sends the probes of N images to
+the model in one call.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "BudgetExhaustedError",
+    "CallableOracle",
+    "Compare",
+    "Comparison",
+    "Evaluate",
+    "Evaluation",
+    "IndependentGroup",
+    "NonFiniteValueError",
+    "Oracle",
+    "OracleGroup",
+    "QueryLedger",
+    "Request",
+    "Response",
+    "as_oracle",
+]
+
+
+class NonFiniteValueError(FloatingPointError):
+    """The objective returned NaN or ±inf where a finite value was required."""
+
+
+class BudgetExhaustedError(RuntimeError):
+    """Raised by :meth:`QueryLedger.charge` when a charge would exceed the budget."""
+
+
+@dataclass
+class QueryLedger:
+    """Exact accounting of an oracle's cost with an optional hard cap.
+
+    Parameters
+    ----------
+    budget
+        Maximum number of units that may ever be spent; ``None`` for no cap.
+
+    Notes
+    -----
+    The cap is checked *before* a unit is spent: :meth:`affordable` tells an oracle how many of the
+    units it is about to spend it may spend, and :meth:`charge` refuses any charge beyond the cap.
+    """
+
+    budget: int | None = None
+    spent: int = 0
+
+    @property
+    def remaining(self) -> int | float:
+        """Units still available (``inf`` without a budget)."""
+        return float("inf") if self.budget is None else self.budget - self.spent
+
+    def affordable(self, wanted: int) -> int:
+        """How many of ``wanted`` units can still be spent."""
+        if self.budget is None:
+            return wanted
+        return max(0, min(wanted, self.budget - self.spent))
+
+    def charge(self, units: int = 1) -> None:
+        """Spend ``units``; raise :class:`BudgetExhaustedError` (spending nothing) if that would exceed the cap."""
+        if units < 0:
+            raise ValueError(f"cannot charge a negative number of units ({units})")
+        if self.budget is not None and self.spent + units > self.budget:
+            raise BudgetExhaustedError(
+                f"charging {units} unit(s) would exceed the budget ({self.spent}/{self.budget} spent)"
+            )
+        self.spent += units
+
+
+# --------------------------------------------------------------------------------------------- requests
+
+
+@dataclass(frozen=True)
+class Evaluate:
+    """Ask for f at a batch of points.
+
+    Attributes
+    ----------
+    points
+        ``(m, d)`` array of points.
+    eps
+        Requested precision: each returned value should be within ``eps`` of the truth. ``None`` lets
+        the oracle use its default. An exact oracle ignores it and reports 0.
+    hints
+        Optional ``(m,)`` values believed close to the answers (e.g. f at a nearby point); an oracle that
+        searches for its value (the hard-label boundary distance) starts there.
+    cap
+        Optional level: a value known to be ``>= cap`` may be reported as ``+inf`` ("not below cap")
+        without computing it precisely, which some oracles do far more cheaply. Line searches use it.
+    """
+
+    points: NDArray[np.float64]
+    eps: float | None = None
+    hints: NDArray[np.float64] | None = None
+    cap: float | None = None
+
+
+@dataclass(frozen=True)
+class Compare:
+    """Ask, for each point, whether f(point) < level — one bit per point."""
+
+    points: NDArray[np.float64]
+    levels: NDArray[np.float64]
+
+
+Request = Evaluate | Compare
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Answer to :class:`Evaluate`.
+
+    ``values`` and ``eps`` hold answers for the first ``k <= m`` points (``k < m`` only when the budget ran
+    out, which ``exhausted`` then says). ``eps`` is the precision the oracle *achieved* (0 when exact);
+    a value may be ``+inf`` when it was censored above the request's ``cap`` or when the oracle knows the
+    objective is unbounded there. ``queries`` is the oracle's total spending after answering.
+    """
+
+    values: NDArray[np.float64]
+    eps: NDArray[np.float64]
+    queries: int
+    exhausted: bool = False
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Answer to :class:`Compare`: ``below[i]`` is True when f(points[i]) < levels[i]."""
+
+    below: NDArray[np.bool_]
+    queries: int
+    exhausted: bool = False
+
+
+Response = Evaluation | Comparison
+
+
+# ---------------------------------------------------------------------------------------------- oracles
+
+
+class Oracle(ABC):
+    """An objective known only through requests, each answered at a counted cost.
+
+    Subclasses implement :meth:`_values` (cost one unit per point). The base class enforces the budget,
+    answers :class:`Compare` by evaluating (one unit per point) unless a subclass offers a cheaper
+    comparison, and validates that values are finite.
+
+    Parameters
+    ----------
+    budget
+        Hard cap on units of cost; ``None`` for none.
+    """
+
+    def __init__(self, *, budget: int | None = None) -> None:
+        self.ledger = QueryLedger(budget=budget)
+
+    @property
+    def queries(self) -> int:
+        """Units of cost spent so far."""
+        return self.ledger.spent
+
+    def answer(self, request: Request) -> Response:
+        """Answer one request, spending at most the remaining budget."""
+        if isinstance(request, Evaluate):
+            return self.evaluate(request)
+        if isinstance(request, Compare):
+            return self.compare(request)
+        raise TypeError(f"unknown request type {type(request).__name__}; expected Evaluate or Compare")
+
+    def evaluate(self, request: Evaluate) -> Evaluation:
+        """Values at ``request.points``; stops early (``exhausted=True``) when the budget runs out."""
+        m = len(request.points)
+        k = self.ledger.affordable(m)
+        self.ledger.charge(k)
+        if k:
+            values, eps = self._values(request.points[:k], request.eps)
+        else:
+            values, eps = np.empty(0), np.empty(0)
+        return Evaluation(values=values, eps=eps, queries=self.ledger.spent, exhausted=k < m)
+
+    def compare(self, request: Compare) -> Comparison:
+        """Answer ``f(p) < level`` by evaluating each point (one unit per point)."""
+        ev = self.evaluate(Evaluate(points=request.points))
+        below = ev.values < np.asarray(request.levels)[: len(ev.values)]
+        return Comparison(below=below, queries=ev.queries, exhausted=ev.exhausted)
+
+    @abstractmethod
+    def _values(
+        self, points: NDArray[np.float64], eps: float | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Return ``(values, achieved_eps)`` for ``points``; already paid for."""
+
+
+class CallableOracle(Oracle):
+    """Wrap a plain callable ``f(x) -> float`` as an exact oracle (ε = 0).
+
+    Parameters
+    ----------
+    fun
+        The objective. Called on one point of shape ``shape`` at a time, or on a batch ``(m, *shape)``
+        returning ``(m,)`` values when ``batched=True``.
+    shape
+        Shape of one point as ``fun`` expects it (solvers work on flat vectors).
+    budget
+        Hard cap on the number of evaluations.
+    batched
+        Whether ``fun`` takes a whole batch at once.
+    """
+
+    def __init__(
+        self,
+        fun: Callable[..., object],
+        shape: tuple[int, ...],
+        *,
+        budget: int | None = None,
+        batched: bool = False,
+    ) -> None:
+        super().__init__(budget=budget)
+        if not callable(fun):
+            raise TypeError(f"the objective must be callable, got {type(fun).__name__}")
+        self.fun = fun
+        self.shape = tuple(shape)
+        self.batched = batched
+
+    def _values(
+        self, points: NDArray[np.float64], eps: float | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if self.batched:
+            raw = np.asarray(self.fun(points.reshape((len(points), *self.shape))), dtype=float)
+            if raw.shape != (len(points),):
+                raise ValueError(
+                    f"batched objective returned shape {raw.shape} for {len(points)} points; "
+                    f"expected ({len(points)},)"
+                )
+            values = raw
+        else:
+            values = np.empty(len(points))
+            for i, p in enumerate(points):
+                values[i] = _as_scalar(self.fun(p.reshape(self.shape)))
+        _check_finite(values, points)
+        return values, np.zeros(len(points))
+
+
+def _as_scalar(value: object) -> float:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"the objective must return a real number, got {value!r}") from err
+    if arr.size != 1:
+        raise ValueError(f"the objective must return a scalar, got an array of shape {arr.shape}")
+    return float(arr.reshape(()))
+
+
+def _check_finite(values: NDArray[np.float64], points: NDArray[np.float64]) -> None:
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise NonFiniteValueError(
+            f"the objective returned {values[i]} at a point with norm {np.linalg.norm(points[i]):.4g} "
+            f"(the {i}-th of a batch of {len(values)}); zeroopt needs finite values — check the objective "
+            "for overflow or log/sqrt of negatives, or bound the search region"
+        )
+
+
+def as_oracle(fun: object, shape: tuple[int, ...], *, budget: int | None = None) -> Oracle:
+    """Return ``fun`` itself if it is an :class:`Oracle`, else wrap it as an exact :class:`CallableOracle`.
+
+    Objects with a ``make_oracle(budget=...)`` method (the synthetic problems) build their own oracle.
+    """
+    if isinstance(fun, Oracle):
+        if budget is not None:
+            if fun.ledger.budget is not None and fun.ledger.budget != budget:
+                raise ValueError(
+                    f"the oracle already has a budget of {fun.ledger.budget} but budget={budget} was given; "
+                    "pass one or the other"
+                )
+            fun.ledger.budget = budget
+        return fun
+    make = getattr(fun, "make_oracle", None)
+    if callable(make):
+        oracle = make(budget=budget)
+        if not isinstance(oracle, Oracle):
+            raise TypeError(f"{type(fun).__name__}.make_oracle() returned {type(oracle).__name__}, not an Oracle")
+        return oracle
+    if callable(fun):
+        return CallableOracle(fun, shape, budget=budget)
+    raise TypeError(
+        f"cannot minimize a {type(fun).__name__}: pass a callable f(x) -> float, a zeroopt.Oracle, "
+        "or a problem from zeroopt.problems"
+    )
+
+
+# ----------------------------------------------------------------------------------------------- groups
+
+
+class OracleGroup(ABC):
+    """Answers the pending requests of several independent runs at once.
+
+    ``answer`` receives ``(member, request)`` pairs — at most one per member — and returns the responses
+    in the same order. Implementations may merge the work of all members (one model call for all of
+    them); each member has its own ledger and budget.
+    """
+
+    @abstractmethod
+    def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
+        """Answer every ``(member, request)`` pair."""
+
+    @abstractmethod
+    def queries(self, member: int) -> int:
+        """Units spent so far by ``member``."""
+
+
+@dataclass
+class IndependentGroup(OracleGroup):
+    """A group of independent oracles, each answering its own member's requests."""
+
+    oracles: Sequence[Oracle] = field(default_factory=list)
+
+    def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
+        return [self.oracles[i].answer(req) for i, req in requests]
+
+    def queries(self, member: int) -> int:
+        return self.oracles[member].queries
