@@ -9,7 +9,7 @@ Quick start::
 The pieces: oracles answer requests at a counted cost under a hard budget (:mod:`zeroopt.oracle`);
 solvers are composed from a direction sampler, a gradient estimator and a step rule
 (:mod:`zeroopt.solver`) and registered by name (:func:`list_solvers`); :func:`minimize` runs one,
-:func:`minimize_many` runs many in lockstep, sharing oracle calls.
+:func:`drive` runs many in lockstep, sharing oracle calls.
 """
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)

@@ -53,10 +53,11 @@ def run_solver(
     def observe(req: Request, resp: Response) -> None:
         nonlocal best_x, best_f, best_eps, queries
         queries = resp.queries
-        if isinstance(req, Evaluate) and isinstance(resp, Evaluation) and len(resp.values):
-            i = int(np.argmin(resp.values))
-            if resp.values[i] < best_f:
-                best_x, best_f, best_eps = req.points[i], float(resp.values[i]), float(resp.eps[i])
+        values, eps = resp.values, resp.eps  # a Comparison carries values only when they were computed
+        if values is not None and eps is not None and len(values):
+            i = int(np.argmin(values))
+            if values[i] < best_f:
+                best_x, best_f, best_eps = req.points[i], float(values[i]), float(eps[i])
 
     def finish(status: Status, x_last: NDArray[np.float64] | None, iterations: int) -> OptimizeResult:
         flags = [f for cb in callbacks for f in getattr(cb, "flags", [])]

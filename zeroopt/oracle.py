@@ -140,11 +140,17 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Answer to :class:`Compare`: ``below[i]`` is True when f(points[i]) < levels[i]."""
+    """Answer to :class:`Compare`: ``below[i]`` is True when f(points[i]) < levels[i].
+
+    An oracle that had to compute the values to compare them reports them in ``values``/``eps`` (so the
+    best point seen is never lost); a true one-bit oracle leaves them ``None``.
+    """
 
     below: NDArray[np.bool_]
     queries: int
     exhausted: bool = False
+    values: NDArray[np.float64] | None = None
+    eps: NDArray[np.float64] | None = None
 
 
 Response = Evaluation | Comparison
@@ -197,7 +203,7 @@ class Oracle(ABC):
         """Answer ``f(p) < level`` by evaluating each point (one unit per point)."""
         ev = self.evaluate(Evaluate(points=request.points))
         below = ev.values < np.asarray(request.levels)[: len(ev.values)]
-        return Comparison(below=below, queries=ev.queries, exhausted=ev.exhausted)
+        return Comparison(below=below, queries=ev.queries, exhausted=ev.exhausted, values=ev.values, eps=ev.eps)
 
     @abstractmethod
     def _values(

@@ -2,7 +2,7 @@
 
 ``init`` builds the state from the starting point; ``step`` is a generator that yields oracle requests and
 returns the next state — so the same solver runs alone (:func:`zeroopt.minimize`) or in lockstep with
-other runs whose requests are answered together (:func:`zeroopt.minimize_many`).
+other runs whose requests are answered together (:func:`zeroopt.drive`).
 """
 
 from __future__ import annotations
