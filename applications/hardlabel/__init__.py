@@ -1,0 +1,15 @@
+"""The OPT hard-label black-box attack as a zeroopt application.
+
+>>> from applications.hardlabel import attack
+>>> # result = attack(model, x0, y0, budget=4000, solver="rgf", seed=0)
+"""
+
+from .attack import PAPER_DEFAULTS, REFERENCE_CODE_DEFAULTS, attack, solver_defaults
+from .boundary import BoundaryOracleGroup
+from .models import LabelModel, ModelOutputError, as_label_model
+from .result import AttackResult
+
+__all__ = [
+    "PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "AttackResult", "BoundaryOracleGroup", "LabelModel",
+    "ModelOutputError", "as_label_model", "attack", "solver_defaults",
+]

@@ -1,0 +1,320 @@
+"""The hard-label oracle: g(θ), the distance from x0 to the decision boundary along θ, to precision ε.
+
+Every value is found by searching along a ray with hard-label queries (the paper's Algorithm 1: a local
+search that widens the bracket by a ratio α around a previous value, then a binary search down to ε).
+All pending searches — the q probes of an iteration, for every image of the batch — advance in lockstep:
+each round sends *one* point per search to the model in a single call. Every sample is charged to its
+image's :class:`~zeroopt.QueryLedger` before it is sent, so a budget is never exceeded, and every
+adversarial point the model confirms is kept: the best one is what the attack returns.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from zeroopt import Compare, Comparison, Evaluate, Evaluation, OracleGroup, QueryLedger
+from zeroopt.oracle import Request, Response
+
+__all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
+
+PAPER_LOCAL_RATIO = 0.01  # Algorithm 1's increase/decrease ratio α
+
+
+@dataclass
+class Ray:
+    """Points x0 + λ θ/‖θ‖ clipped to the input bounds, for one image."""
+
+    x0: NDArray[np.float64]
+    direction: NDArray[np.float64]  # unit vector
+    lam_max: float  # beyond this λ the clipped point no longer moves
+
+    @classmethod
+    def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: float, hi: float) -> Ray | None:
+        norm = float(np.linalg.norm(theta))
+        if not np.isfinite(norm) or norm == 0.0:
+            return None
+        u = theta / norm
+        with np.errstate(divide="ignore", invalid="ignore"):
+            to_bound = np.where(u > 0, (hi - x0) / u, np.where(u < 0, (lo - x0) / u, 0.0))
+        return cls(x0, u, float(np.max(to_bound)))
+
+    def point(self, lam: float, lo: float, hi: float) -> NDArray[np.float64]:
+        return np.clip(self.x0 + lam * self.direction, lo, hi)
+
+
+@dataclass
+class RaySearch:
+    """State machine of one value (or comparison) search along a ray; one query per round.
+
+    Modes: ``"local"`` (Algorithm 1 around a hint, censored at ``cap``), ``"global"`` (known adversarial at
+    ``start``: bisect [0, start]; when ``start`` exceeds ``cap`` first check at ``cap``), ``"compare"``
+    (a single query at ``start``). A global search whose ``start`` is below ``cap`` costs no query to start.
+    """
+
+    owner: int
+    ray: Ray | None
+    start: float
+    eps: float
+    mode: str = "local"
+    cap: float = math.inf
+    ratio: float = PAPER_LOCAL_RATIO
+    phase: str = "start"
+    lo: float = 0.0
+    hi: float = math.inf
+    nxt: float = 0.0
+    value: float = math.inf
+    achieved: float = 0.0
+    done: bool = False
+    aborted: bool = False
+    below: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ray is None:  # a zero direction has no boundary to find
+            self._finish(math.inf)
+            return
+        if self.mode == "compare":
+            self.nxt = self.start
+            return
+        v = self.start if np.isfinite(self.start) and self.start > 0 else min(1.0, self.ray.lam_max)
+        if self.mode in ("local", "global") and v >= self.cap:
+            v, self.phase = self.cap, "at_cap"
+        elif self.mode == "global":
+            # The caller already saw the model label the point at `start` adversarial: bisect [0, start].
+            self.lo, self.hi = 0.0, v
+            self._bisect_or_finish()
+            return
+        self.nxt = min(v, self.ray.lam_max)
+
+    def _finish(self, value: float, achieved: float = 0.0) -> None:
+        self.value, self.achieved, self.done = value, achieved, True
+
+    def _bisect_or_finish(self) -> None:
+        if self.hi - self.lo <= self.eps:
+            self._finish(self.hi, self.hi - self.lo)
+        else:
+            self.phase, self.nxt = "bisect", 0.5 * (self.lo + self.hi)
+
+    def feed(self, adversarial: bool) -> None:
+        """Advance with the label of the point at ``self.nxt``."""
+        lam, ray = self.nxt, self.ray
+        assert ray is not None
+        if self.mode == "compare":
+            self.below = adversarial
+            self._finish(lam if adversarial else math.inf)
+            return
+        if self.phase == "at_cap":
+            if not adversarial:  # g(θ) >= cap: censored, one query spent
+                self._finish(math.inf)
+                return
+            self.hi = lam
+            if self.mode == "global":
+                self.lo = 0.0
+                self._bisect_or_finish()
+            else:
+                self.phase, self.nxt = "down", lam * (1 - self.ratio)
+            return
+        if self.phase == "start":
+            if adversarial:
+                self.hi, self.phase, self.nxt = lam, "down", lam * (1 - self.ratio)
+            else:
+                self.lo, self.phase = lam, "up"
+                self._step_up()
+            return
+        if self.phase == "up":
+            if adversarial:
+                self.hi = lam
+                self._bisect_or_finish()
+            else:
+                self.lo = lam
+                self._step_up()
+            return
+        if self.phase == "down":
+            if adversarial:
+                self.hi, self.nxt = lam, lam * (1 - self.ratio)
+            else:
+                self.lo = lam
+                self._bisect_or_finish()
+            return
+        # bisect
+        if adversarial:
+            self.hi = lam
+        else:
+            self.lo = lam
+        self._bisect_or_finish()
+
+    def _step_up(self) -> None:
+        assert self.ray is not None
+        if self.lo >= self.cap or self.lo >= self.ray.lam_max:
+            # Censored above the cap, or no adversarial point along this ray inside the bounds.
+            self._finish(math.inf)
+            return
+        self.nxt = min(self.lo * (1 + self.ratio), self.ray.lam_max, max(self.cap, self.lo))
+
+
+@dataclass
+class ImageState:
+    """Per-image bookkeeping: ledger, best verified adversarial, trace of improvements."""
+
+    x0: NDArray[np.float64]
+    label: int
+    target: int | None
+    ledger: QueryLedger
+    best_distance: float = math.inf
+    best_point: NDArray[np.float64] | None = None
+    trace: list[tuple[int, float]] = field(default_factory=list)
+
+    def is_adversarial(self, labels: NDArray[np.int64]) -> NDArray[np.bool_]:
+        if self.target is None:
+            return labels != self.label
+        return labels == self.target
+
+
+class BoundaryOracleGroup(OracleGroup):
+    """Answers g(θ) requests for many images at once, one model call per search step.
+
+    Parameters
+    ----------
+    model
+        Hard-label model on a batch ``(n, *input_shape)`` returning ``(n,)`` labels.
+    images
+        Per-image state (x0 flat, label, target, ledger).
+    input_shape
+        Shape of one input as the model expects it.
+    bounds
+        (lower, upper) of the input domain; every queried point is clipped to it.
+    default_eps
+        Precision used when a request does not state one.
+    ratio
+        Algorithm 1's widening ratio α.
+    on_round
+        Optional callback after every model call with the number of samples sent (progress bars).
+    """
+
+    def __init__(
+        self,
+        model: Callable[[NDArray[np.float32]], NDArray[np.int64]],
+        images: Sequence[ImageState],
+        input_shape: tuple[int, ...],
+        bounds: tuple[float, float],
+        *,
+        default_eps: float,
+        ratio: float = PAPER_LOCAL_RATIO,
+        on_round: Callable[[int], None] | None = None,
+    ) -> None:
+        self.model = model
+        self.images = list(images)
+        self.input_shape = tuple(input_shape)
+        self.lo, self.hi = bounds
+        self.default_eps = default_eps
+        self.ratio = ratio
+        self.on_round = on_round
+        self.model_calls = 0
+        self.model_seconds = 0.0
+
+    # -------------------------------------------------------------------------------- the search engine
+
+    def ray(self, owner: int, theta: NDArray[np.float64]) -> Ray | None:
+        return Ray.make(self.images[owner].x0, theta, self.lo, self.hi)
+
+    def query(self, owners: NDArray[np.int64], points: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Send ``points`` (already paid for) to the model; record every confirmed adversarial."""
+        batch = points.reshape((len(points), *self.input_shape)).astype(np.float32)
+        t0 = time.perf_counter()
+        labels = np.asarray(self.model(batch))
+        self.model_seconds += time.perf_counter() - t0
+        self.model_calls += 1
+        if self.on_round is not None:
+            self.on_round(len(points))
+        adversarial = np.zeros(len(points), dtype=bool)
+        for owner in np.unique(owners):
+            rows = np.flatnonzero(owners == owner)
+            img = self.images[owner]
+            adv = img.is_adversarial(labels[rows])
+            adversarial[rows] = adv
+            if adv.any():
+                hits = rows[adv]
+                # Distances of the float32 points the model actually saw, so the figure is honest.
+                dist = np.linalg.norm(batch[hits].reshape(len(hits), -1).astype(np.float64) - img.x0, axis=1)
+                j = int(np.argmin(dist))
+                if dist[j] < img.best_distance:
+                    img.best_distance = float(dist[j])
+                    img.best_point = batch[hits[j]].copy()
+                    img.trace.append((img.ledger.spent, img.best_distance))
+        return adversarial
+
+    def run(self, searches: Sequence[RaySearch]) -> None:
+        """Advance ``searches`` in lockstep until each is done or aborted for lack of budget."""
+        active = [s for s in searches if not s.done]
+        while active:
+            # Charge each image for its searches' next points, in order; those it cannot afford stop.
+            wanted: dict[int, int] = {}
+            for s in active:
+                wanted[s.owner] = wanted.get(s.owner, 0) + 1
+            allowed = {o: self.images[o].ledger.affordable(n) for o, n in wanted.items()}
+            for o, n in allowed.items():
+                self.images[o].ledger.charge(n)
+            sending: list[RaySearch] = []
+            for s in active:
+                if allowed[s.owner] > 0:
+                    allowed[s.owner] -= 1
+                    sending.append(s)
+                else:
+                    s.aborted = True
+            if not sending:
+                break
+            owners = np.fromiter((s.owner for s in sending), dtype=np.int64, count=len(sending))
+            points = np.stack([s.ray.point(s.nxt, self.lo, self.hi) for s in sending])  # type: ignore[union-attr]
+            adversarial = self.query(owners, points)
+            for s, adv in zip(sending, adversarial, strict=True):
+                s.feed(bool(adv))
+            active = [s for s in sending if not s.done]
+
+    # ---------------------------------------------------------------------------------- OracleGroup API
+
+    def queries(self, member: int) -> int:
+        return self.images[member].ledger.spent
+
+    def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
+        per_request: list[list[RaySearch]] = []
+        for owner, req in requests:
+            searches = []
+            if isinstance(req, Evaluate):
+                eps = req.eps if req.eps is not None else self.default_eps
+                cap = math.inf if req.cap is None else req.cap
+                hints = req.hints if req.hints is not None else np.full(len(req.points), math.nan)
+                for p, h in zip(req.points, hints, strict=True):
+                    searches.append(RaySearch(owner, self.ray(owner, p), float(h), eps, "local", cap, self.ratio))
+            elif isinstance(req, Compare):
+                for p, level in zip(req.points, req.levels, strict=True):
+                    searches.append(RaySearch(owner, self.ray(owner, p), float(level), 0.0, "compare"))
+            else:
+                raise TypeError(f"unknown request {type(req).__name__}")
+            per_request.append(searches)
+        self.run([s for group in per_request for s in group])
+        responses: list[Response] = []
+        for (owner, req), searches in zip(requests, per_request, strict=True):
+            # Answer the longest prefix of finished searches; anything after an aborted one is dropped.
+            k = next((i for i, s in enumerate(searches) if not s.done), len(searches))
+            exhausted = k < len(searches)
+            spent = self.images[owner].ledger.spent
+            if isinstance(req, Evaluate):
+                responses.append(
+                    Evaluation(
+                        values=np.array([s.value for s in searches[:k]], dtype=float),
+                        eps=np.array([s.achieved for s in searches[:k]], dtype=float),
+                        queries=spent,
+                        exhausted=exhausted,
+                    )
+                )
+            else:
+                responses.append(
+                    Comparison(below=np.array([s.below for s in searches[:k]], dtype=bool), queries=spent,
+                               exhausted=exhausted)
+                )
+        return responses
