@@ -199,7 +199,8 @@ def attack(
         i = int(np.flatnonzero(tgt == y)[0])
         raise ValueError(f"target equals y0 for input {i} (label {y[i]}); a targeted attack needs another class")
     seeds = _seeds(seed, n)
-    flat = x.reshape(n, -1)
+    # The model sees float32 inputs: work from exactly those values, so every reported distance is exact.
+    flat = x.reshape(n, -1).astype(np.float32).astype(np.float64)
     dim = flat.shape[1]
 
     images = [
@@ -218,7 +219,7 @@ def attack(
     try:
         # 1. Inputs the model already gets wrong are done at once (one query each).
         group.run([RaySearch(i, group.ray(i, np.ones(dim)), 0.0, 0.0, "compare") for i in range(n)])
-        todo = [i for i in range(n) if images[i].best_distance > 0 and images[i].ledger.remaining > 0]
+        todo = [i for i in range(n) if images[i].best_point is None and images[i].ledger.remaining > 0]
         # 2. Initial directions (fine-grained search): g(θ0) for the best of n_initial candidates.
         candidates = _initial_candidates(images, todo, rngs, n_initial, shape, tgt, target_examples, target_pool)
         theta0 = _initial_search(group, todo, candidates, eps0)

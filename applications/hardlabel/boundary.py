@@ -161,7 +161,7 @@ class RaySearch:
 class ImageState:
     """Per-image bookkeeping: ledger, best verified adversarial, trace of improvements."""
 
-    x0: NDArray[np.float64]
+    x0: NDArray[np.float64]  # as the model sees it (float32 values), so distances are exact
     label: int
     target: int | None
     ledger: QueryLedger
@@ -241,6 +241,8 @@ class BoundaryOracleGroup(OracleGroup):
                 hits = rows[adv]
                 # Distances of the float32 points the model actually saw, so the figure is honest.
                 dist = np.linalg.norm(batch[hits].reshape(len(hits), -1).astype(np.float64) - img.x0, axis=1)
+                # (img.x0 holds the float32 values the model sees, so an input that is already
+                # misclassified has distortion exactly 0.)
                 j = int(np.argmin(dist))
                 if dist[j] < img.best_distance:
                     img.best_distance = float(dist[j])
