@@ -1,0 +1,117 @@
+"""Speed of the hard-label attack against the model's own forward throughput, in the same run.
+
+Attacks 20 MNIST test images at once on the authors' CNN (mnist_cw_bn.pt) and compares the attack's
+queries per second with the model's forward throughput at batch 100 on the same machine and thread count
+(the bar: at least 70%). Each configuration runs in a fresh subprocess so its peak resident memory is its
+own; running two budgets shows that memory does not grow with the budget.
+
+    python -m benchmarks.hardlabel_speed
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
+
+
+def forward_throughput(batch: int, threads: int, seconds: float = 3.0) -> float:
+    import torch
+
+    from applications.datasets import load_mnist_test
+    from applications.models import load_mnist_cw_bn
+
+    torch.set_num_threads(threads)
+    model = load_mnist_cw_bn()
+    x, _ = load_mnist_test()
+    xb = torch.from_numpy(x[:batch].copy())
+    with torch.inference_mode():
+        model(xb)  # warm-up
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            # The same conversion the attack's adapter does: numpy -> tensor -> argmax -> numpy.
+            model(torch.from_numpy(x[:batch])).argmax(1).numpy()
+            n += batch
+    return n / (time.perf_counter() - t0)
+
+
+def one_attack(images: int, budget: int, solver: str, threads: int) -> dict:
+    import torch
+
+    from applications.datasets import load_mnist_test
+    from applications.hardlabel import attack
+    from applications.models import load_mnist_cw_bn
+
+    torch.set_num_threads(threads)
+    model = load_mnist_cw_bn()
+    x, y = load_mnist_test()
+    with torch.inference_mode():
+        pred = model(torch.from_numpy(x[:200])).argmax(1).numpy()
+    ids = np.flatnonzero(pred == y[:200])[:images]
+    res = attack(model, x[ids], y[ids], budget=budget, solver=solver, seed=0, n_classes=10)
+    q = int(res.queries.sum())
+    return {
+        "solver": solver, "budget": budget, "images": images, "queries": q, "seconds": res.wall_time,
+        "model_seconds": res.model_time, "queries_per_second": q / res.wall_time,
+        "model_calls": res.model_calls, "model_calls_per_query": res.model_calls / q,
+        "mean_samples_per_call": q / res.model_calls, "median_l2": float(np.median(res.distortion)),
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--images", type=int, default=20)
+    p.add_argument("--budgets", type=int, nargs="+", default=[2000, 8000])
+    p.add_argument("--solvers", nargs="+", default=["rgf", "sign"])
+    p.add_argument("--child", nargs=3, metavar=("SOLVER", "BUDGET", "IMAGES"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        print(json.dumps(one_attack(int(args.child[2]), int(args.child[1]), args.child[0], args.threads)))
+        return
+    rows = []
+    for solver in args.solvers:
+        for budget in args.budgets:
+            out = subprocess.run(
+                [sys.executable, "-m", "benchmarks.hardlabel_speed", "--threads", str(args.threads),
+                 "--child", solver, str(budget), str(args.images)],
+                check=True, capture_output=True, text=True,
+            )
+            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            print(rows[-1], flush=True)
+    # Forward throughput measured in the same run, right after the attacks, at the same thread count.
+    fwd = {b: forward_throughput(b, args.threads) for b in (1, 20, 100)}
+    for r in rows:
+        r["ratio_to_forward_b100"] = r["queries_per_second"] / fwd[100]
+    cmd = "python -m benchmarks.hardlabel_speed " + " ".join(argv if argv is not None else sys.argv[1:])
+    summary = {"command": cmd, "threads": args.threads, "forward_images_per_second": fwd, "attacks": rows}
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "mnist_speed.json").write_text(json.dumps(summary, indent=2))
+    lines = [
+        "# Hard-label attack speed on mnist_cw_bn.pt", "", f"Command: `{cmd}` ({args.threads} torch threads)", "",
+        "Model forward throughput (images/s): " + ", ".join(f"batch {b}: {v:.0f}" for b, v in fwd.items()), "",
+        "| solver | images | budget | queries/s | ratio to forward@100 | model calls/query | samples/call "
+        "| share of time in model | peak RSS MiB | median L2 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['solver']} | {r['images']} | {r['budget']} | {r['queries_per_second']:.0f} | "
+            f"{r['ratio_to_forward_b100']:.2f} | {r['model_calls_per_query']:.4f} | {r['mean_samples_per_call']:.0f} | "
+            f"{r['model_seconds'] / r['seconds']:.0%} | {r['peak_rss_mib']:.0f} | {r['median_l2']:.3f} |"
+        )
+    (OUT / "mnist_speed.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
