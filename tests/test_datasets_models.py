@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from applications import datasets
+from applications.digits import load_digits_split, train_digits_cnn, train_digits_lightgbm
 from applications.models import (
     CIFAR10_MEAN,
     CIFAR10_STD,
@@ -48,6 +49,11 @@ def cifar_interleaved(shared: Path) -> tuple[np.ndarray, np.ndarray]:
 @pytest.fixture(scope="module")
 def cifar_lossless(shared: Path) -> tuple[np.ndarray, np.ndarray]:
     return datasets.load_cifar10_lossless_samples()
+
+
+@pytest.fixture(scope="module")
+def resnet(shared: Path) -> NormalizedModel:
+    return load_cifar10_resnet20(device="cpu")
 
 
 def _accuracy(model: torch.nn.Module, x: np.ndarray, y: np.ndarray) -> float:
@@ -184,16 +190,20 @@ def test_mnist_cnn_accuracy_on_first_500(mnist: tuple[np.ndarray, np.ndarray]) -
     assert _accuracy(model, x[:500], y[:500]) >= 0.98
 
 
-def test_resnet20_on_lossless_samples(cifar_lossless: tuple[np.ndarray, np.ndarray]) -> None:
-    model = load_cifar10_resnet20(device="cpu")
+def test_resnet20_on_lossless_samples(
+    resnet: NormalizedModel, cifar_lossless: tuple[np.ndarray, np.ndarray]
+) -> None:
+    model = resnet
     assert isinstance(model, NormalizedModel) and not model.training
     x, y = cifar_lossless
     # All 20 are classified correctly with the weights shipped; allow a little numerical slack across devices.
     assert _accuracy(model, x, y) >= 0.9
 
 
-def test_resnet20_normalises_inside(cifar_lossless: tuple[np.ndarray, np.ndarray]) -> None:
-    model = load_cifar10_resnet20(device="cpu")
+def test_resnet20_normalises_inside(
+    resnet: NormalizedModel, cifar_lossless: tuple[np.ndarray, np.ndarray]
+) -> None:
+    model = resnet
     x = torch.from_numpy(cifar_lossless[0][:4])
     mean = torch.tensor(CIFAR10_MEAN).view(1, 3, 1, 1)
     std = torch.tensor(CIFAR10_STD).view(1, 3, 1, 1)
@@ -201,3 +211,44 @@ def test_resnet20_normalises_inside(cifar_lossless: tuple[np.ndarray, np.ndarray
         torch.testing.assert_close(model(x), model.model((x - mean) / std))
     # The normalisation constants are not part of the checkpoint's keys.
     assert set(model.model.state_dict()) == {k.removeprefix("model.") for k in model.state_dict()}
+
+
+# ------------------------------------------------------------------------------ built-in digits (no files)
+
+
+def test_digits_split_is_seeded_and_scaled() -> None:
+    x_train, y_train, x_test, y_test = load_digits_split(seed=0)
+    assert x_train.shape == (1347, 1, 8, 8) and x_test.shape == (450, 1, 8, 8)
+    assert x_train.dtype == np.float32 and y_train.dtype == np.int64
+    assert x_train.min() == 0.0 and x_train.max() == 1.0
+    assert set(np.unique(y_test)) == set(range(10))
+    again = load_digits_split(seed=0)
+    np.testing.assert_array_equal(again[3], y_test)
+    assert not np.array_equal(load_digits_split(seed=1)[3], y_test)
+
+
+def test_digits_cnn_reaches_95_percent() -> None:
+    threads = torch.get_num_threads()
+    model, accuracy = train_digits_cnn(seed=0)
+    assert accuracy >= 0.95 and not model.training
+    assert torch.get_num_threads() == threads  # the single-thread training setting was restored
+
+
+def test_digits_cnn_is_deterministic() -> None:
+    # Two short runs suffice to show that the seed fixes initialisation and batch order.
+    model, _ = train_digits_cnn(seed=3, epochs=1)
+    twin, _ = train_digits_cnn(seed=3, epochs=1)
+    other, _ = train_digits_cnn(seed=4, epochs=1)
+    for (name, a), b in zip(model.state_dict().items(), twin.state_dict().values(), strict=True):
+        assert torch.equal(a, b), name
+    assert not torch.equal(model.state_dict()["classifier.3.bias"], other.state_dict()["classifier.3.bias"])
+
+
+def test_digits_lightgbm() -> None:
+    model, accuracy = train_digits_lightgbm(seed=0)
+    assert accuracy >= 0.95
+    assert model.classes_.tolist() == list(range(10))  # so indices into classes_ are the digits themselves
+    _, _, x_test, _ = load_digits_split(seed=0)
+    twin, _ = train_digits_lightgbm(seed=0)
+    flat = x_test.reshape(len(x_test), -1)
+    np.testing.assert_array_equal(model.predict_proba(flat), twin.predict_proba(flat))
