@@ -215,3 +215,17 @@ def test_faulty_models_raise_model_output_error(model, match: str) -> None:  # t
     x, y = _inputs(2)
     with pytest.raises(ModelOutputError, match=match):
         attack(model, x, y, budget=50, n_classes=4)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_torch_module_on_its_cuda_device() -> None:
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+    net = net.cuda()
+    x = np.random.default_rng(0).uniform(0, 1, size=(3, 1, 4, 4)).astype(np.float32)
+    with torch.no_grad():
+        y = net(torch.from_numpy(x).cuda()).argmax(1).cpu().numpy()
+    res = attack(net, x, y, budget=800, seed=0, n_classes=4)
+    with torch.no_grad():
+        adv = net(torch.from_numpy(res.x_adv).cuda()).argmax(1).cpu().numpy()
+    assert res.success.all() and np.all(adv != y) and np.all(res.queries <= 800)
