@@ -97,7 +97,13 @@ def test_torch_tensor_input_is_passed_without_round_trip() -> None:
 def test_torch_converts_to_module_dtype(net: torch.nn.Module, data: tuple[np.ndarray, np.ndarray]) -> None:
     x = data[0][:8].astype(np.float32)
     model = as_label_model(net.double())
-    np.testing.assert_array_equal(model(x), net(torch.from_numpy(x).double()).argmax(dim=1).numpy())
+    expected = net(torch.from_numpy(x).double()).argmax(dim=1).numpy()
+    np.testing.assert_array_equal(model(x), expected)
+    # Read-only and reversed (negative-stride) arrays are accepted too.
+    frozen = x.copy()
+    frozen.flags.writeable = False
+    np.testing.assert_array_equal(model(frozen), expected)
+    np.testing.assert_array_equal(model(x[::-1]), expected[::-1])
 
 
 def test_torch_module_without_parameters_and_device_checks(net: torch.nn.Module) -> None:
@@ -180,6 +186,8 @@ def test_callable_returning_scores() -> None:
     np.testing.assert_array_equal(
         as_label_model(lambda x: torch.from_numpy(scores))(np.zeros((2, 1))), [1, 0]
     )
+    half = torch.from_numpy(scores).to(torch.bfloat16)  # numpy has no bfloat16
+    np.testing.assert_array_equal(as_label_model(lambda x: half)(np.zeros((2, 1))), [1, 0])
 
 
 @pytest.mark.parametrize(

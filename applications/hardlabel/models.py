@@ -213,7 +213,10 @@ def _describe(raw: Any) -> str:
 
 def _as_numpy_output(raw: Any, kind: str) -> np.ndarray:
     if isinstance(raw, torch.Tensor):
-        return raw.detach().cpu().numpy()
+        tensor = raw.detach().cpu()
+        if tensor.dtype in (torch.float16, torch.bfloat16):
+            tensor = tensor.float()  # numpy has no bfloat16
+        return tensor.numpy()
     try:
         out = np.asarray(raw)
     except Exception as err:  # ragged lists and the like
@@ -312,8 +315,10 @@ def _torch_label_model(
 
     def invoke(chunk: Batch) -> Any:
         if isinstance(chunk, np.ndarray):
-            # torch warns on (and could alias) read-only buffers; a copy is cheap next to a forward pass.
-            chunk = torch.from_numpy(chunk if chunk.flags.writeable else chunk.copy())
+            # torch refuses negative strides and warns on read-only buffers; a copy costs less than a forward.
+            if not (chunk.flags.c_contiguous and chunk.flags.writeable):
+                chunk = np.array(chunk, order="C")
+            chunk = torch.from_numpy(chunk)
         with torch.inference_mode():
             return module(chunk.to(device=run_on, dtype=dtype))
 
