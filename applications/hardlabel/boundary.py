@@ -222,7 +222,9 @@ class BoundaryOracleGroup(OracleGroup):
     def ray(self, owner: int, theta: NDArray[np.float64]) -> Ray | None:
         return Ray.make(self.images[owner].x0, theta, self.lo, self.hi)
 
-    def query(self, owners: NDArray[np.int64], points: NDArray[np.float64]) -> NDArray[np.bool_]:
+    def query(
+        self, owners: NDArray[np.int64], points: NDArray[np.float64], *, record: bool = True
+    ) -> NDArray[np.bool_]:
         """Send ``points`` (already paid for) to the model; record every confirmed adversarial."""
         batch = points.reshape((len(points), *self.input_shape)).astype(np.float32)
         t0 = time.perf_counter()
@@ -237,7 +239,7 @@ class BoundaryOracleGroup(OracleGroup):
             img = self.images[owner]
             adv = img.is_adversarial(labels[rows])
             adversarial[rows] = adv
-            if adv.any():
+            if record and adv.any():
                 hits = rows[adv]
                 # Distances of the float32 points the model actually saw, so the figure is honest.
                 dist = np.linalg.norm(batch[hits].reshape(len(hits), -1).astype(np.float64) - img.x0, axis=1)

@@ -26,9 +26,12 @@ class AttackResult:
     queries
         ``(N,)`` model queries spent on each input (never above the budget).
     success
-        ``(N,)`` whether an adversarial example was found.
+        ``(N,)`` whether an adversarial example was found (and, unless ``verify=0``, labelled adversarial again
+        by the final re-check).
     trace
-        Per input, a ``(k, 2)`` array of (queries, best distortion so far) at every improvement.
+        Per input, a ``(k, 2)`` array of (queries, best distortion so far) at every improvement, among the
+        points the model labelled adversarial during the search (the final re-check may return a point up to
+        0.3% farther).
     model_calls
         Number of calls made to the model for the whole batch.
     wall_time, model_time
@@ -49,7 +52,7 @@ class AttackResult:
     solver_results: list[Any] = field(default_factory=list, repr=False)
 
     @classmethod
-    def from_images(cls, images, shape, solver_results, model_calls, wall_time, model_time):  # type: ignore[no-untyped-def]
+    def from_images(cls, images, shape, solver_results, model_calls, wall_time, model_time, verified):  # type: ignore[no-untyped-def]
         x_adv = np.stack(
             [
                 (img.best_point if img.best_point is not None else img.x0.astype(np.float32)).reshape(shape)
@@ -60,7 +63,7 @@ class AttackResult:
             x_adv=x_adv,
             distortion=np.array([img.best_distance for img in images], dtype=float),
             queries=np.array([img.ledger.spent for img in images], dtype=np.int64),
-            success=np.array([img.best_point is not None for img in images], dtype=bool),
+            success=np.asarray(verified, dtype=bool),
             trace=[np.array(img.trace, dtype=float).reshape(-1, 2) for img in images],
             model_calls=model_calls,
             wall_time=wall_time,
