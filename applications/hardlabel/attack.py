@@ -180,7 +180,7 @@ def attack(
     >>> w = np.array([[1.0, -1.0], [-1.0, 1.0]])
     >>> model = lambda x: x.reshape(len(x), -1) @ w.T  # scores of a 2-class linear model
     >>> res = attack(model, np.array([[0.8, 0.2]]), np.array([0]), budget=500, seed=0)
-    >>> bool(res.success[0]) and res.distortion[0] < 0.43 and res.queries[0] <= 500
+    >>> bool(res.success[0] and res.distortion[0] < 0.43 and res.queries[0] <= 500)
     True
     """
     started = time.perf_counter()
