@@ -147,7 +147,9 @@ def attack(
         Number of initial directions tried (random for untargeted, target-class examples for targeted).
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
-        are used), or a dataset ``(x, y)`` from which examples of each target class are drawn.
+        are used), or a dataset ``(x, y)`` from which examples of each target class are drawn. For untargeted
+        attacks ``target_pool`` is a fallback: an input for which no random direction leads to another class
+        starts toward pool examples of other classes (and, failing those, toward the batch's other inputs).
     n_classes
         Number of classes, when the model cannot tell (torch modules, callables); used to check labels.
     local_ratio
@@ -235,7 +237,8 @@ def attack(
         todo = [i for i in range(n) if images[i].best_point is None and images[i].ledger.remaining > 0]
         # 2. Initial directions (fine-grained search): g(θ0) for the best of n_initial candidates.
         candidates = _initial_candidates(images, todo, rngs, n_initial, shape, tgt, target_examples, target_pool)
-        theta0 = _initial_search(group, todo, candidates, eps0)
+        fallback = _fallback_candidates(images, todo, rngs, n_initial, tgt, target_pool)
+        theta0 = _initial_search(group, candidates, fallback, eps0)
         # 3. Minimise g from θ0 with the chosen solver, all inputs in lockstep.
         runs, owners = [], []
         for i in todo:
@@ -372,35 +375,76 @@ def _initial_candidates(
     return out
 
 
-def _initial_search(
-    group: BoundaryOracleGroup,
+def _fallback_candidates(
+    images: list[ImageState],
     todo: list[int],
-    candidates: dict[int, NDArray[np.float64]],
-    eps: float,
-) -> dict[int, tuple[NDArray[np.float64], float]]:
-    """The reference code's initialisation, batched.
+    rngs: list[np.random.Generator],
+    n_initial: int,
+    tgt: NDArray[np.int64] | None,
+    target_pool: tuple[ArrayLike, ArrayLike] | None,
+) -> dict[int, NDArray[np.float64]]:
+    """Untargeted inputs whose random directions all fail try directions toward inputs of other classes.
 
-    One query per candidate tells which candidate points are adversarial; those are then bisected towards
-    x0 in chunks, each direction first checked at the best distance so far (one query prunes it).
+    Candidates: examples of ``target_pool`` labelled differently (if given), then the other inputs of the
+    batch with a different label. Used only when every random direction failed, so inputs that random
+    directions serve get exactly the results of one-at-a-time attacks.
     """
-    probes = []
+    if tgt is not None:
+        return {}
+    out: dict[int, NDArray[np.float64]] = {}
     for i in todo:
-        for theta in candidates[i]:
-            ray = group.ray(i, theta)
-            probes.append(RaySearch(i, ray, float(np.linalg.norm(theta)), 0.0, "compare"))
+        x0, parts = images[i].x0, []
+        if target_pool is not None:
+            px = _as_batch(target_pool[0], "target_pool x").reshape(-1, x0.size)
+            py = np.asarray(target_pool[1])
+            other = px[py != images[i].label]
+            parts.append(other[rngs[i].permutation(len(other))[:n_initial]])
+        parts.append(np.array([img.x0 for img in images if img.label != images[i].label]).reshape(-1, x0.size))
+        out[i] = np.concatenate(parts) - x0
+    return out
+
+
+def _probe(
+    group: BoundaryOracleGroup, candidates: dict[int, NDArray[np.float64]]
+) -> dict[int, list[tuple[NDArray[np.float64], float]]]:
+    """One query per candidate θ (the point x0 + θ): which candidates give an adversarial point."""
+    probes = []
+    for i, thetas in candidates.items():
+        for theta in thetas:
+            probes.append(RaySearch(i, group.ray(i, theta), float(np.linalg.norm(theta)), 0.0, "compare"))
     group.run(probes)
-    hits: dict[int, list[tuple[NDArray[np.float64], float]]] = {i: [] for i in todo}
+    hits: dict[int, list[tuple[NDArray[np.float64], float]]] = {i: [] for i in candidates}
     for s in probes:
         if s.done and s.below:
             hits[s.owner].append((s.ray.direction, s.start))  # type: ignore[union-attr]
+    return hits
+
+
+def _initial_search(
+    group: BoundaryOracleGroup,
+    candidates: dict[int, NDArray[np.float64]],
+    fallback: dict[int, NDArray[np.float64]],
+    eps: float,
+) -> dict[int, tuple[NDArray[np.float64], float]]:
+    """The reference code's initialisation, batched, with a fallback.
+
+    One query per candidate tells which candidate points are adversarial; inputs for which none is try
+    their ``fallback`` candidates (directions toward inputs of other classes: the authors' MNIST network,
+    for one, labels every random-noise direction from an "8" as "8"). The adversarial candidates are then
+    bisected towards x0 in chunks, each direction first checked at the best distance so far (one query
+    prunes it).
+    """
+    hits = _probe(group, candidates)
+    retry = {i: fallback[i] for i, h in hits.items() if not h and len(fallback.get(i, ()))}
+    if retry:
+        hits.update(_probe(group, retry))
     best: dict[int, tuple[NDArray[np.float64], float]] = {}
     for c in range(0, max((len(h) for h in hits.values()), default=0), INITIAL_CHUNK):
         searches = []
-        for i in todo:
+        for i, h in hits.items():
             cap = best[i][1] if i in best else math.inf
-            for direction, lam in hits[i][c : c + INITIAL_CHUNK]:
-                ray = group.ray(i, direction)
-                searches.append(RaySearch(i, ray, lam, eps, "global", cap))
+            for direction, lam in h[c : c + INITIAL_CHUNK]:
+                searches.append(RaySearch(i, group.ray(i, direction), lam, eps, "global", cap))
         group.run(searches)
         for s in searches:
             if s.done and np.isfinite(s.value) and s.value < best.get(s.owner, (None, math.inf))[1]:
