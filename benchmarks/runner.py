@@ -1,0 +1,232 @@
+"""Run one attack over one experiment through the monitor, and keep every finished run.
+
+The runner is the only place that builds monitors: black-box attacks get a fresh
+:class:`~benchmarks.monitor.QueryMonitor` per attack call (owner mode for attacks that take one input at a
+time, nearest-original mode for groups), the white-box floor gets none. After each call it writes one JSON
+record per input (see :func:`make_record`), so an interrupted suite resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import traceback
+import zlib
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from benchmarks.attacks.base import Attack, Batch, Reported
+from benchmarks.experiments import Experiment, Job
+from benchmarks.monitor import BudgetExhausted, InputTrace, QueryMonitor
+from benchmarks.resources import Usage, measure
+from benchmarks.store import RunStore, encode_array
+
+
+def derive_seed(suite_seed: int, experiment: str, attack: str, image: int) -> int:
+    """The seed of one attack call, from the suite seed (stable across processes and runs)."""
+    key = [suite_seed, zlib.crc32(experiment.encode()), zlib.crc32(attack.encode()), image]
+    return int(np.random.SeedSequence(key).generate_state(1)[0])
+
+
+@dataclass
+class RunSummary:
+    """What one :func:`run_attack` call did."""
+
+    attack: str
+    ran: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def run_attack(
+    exp: Experiment,
+    attack: Attack,
+    store: RunStore,
+    *,
+    suite_seed: int,
+    context: dict[str, Any],
+    retry_errors: bool = False,
+    progress: bool = True,
+) -> RunSummary:
+    """Run ``attack`` on every job of ``exp`` not already stored.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    attack : Attack
+        The adapter.
+    store : RunStore
+        Where finished runs go (and are looked up).
+    suite_seed : int
+        The one seed all per-call seeds derive from.
+    context : dict
+        Copied into every record (command line, loaders, versions).
+    retry_errors : bool
+        Rerun stored runs that ended with an error.
+    progress : bool
+        Show a tqdm bar.
+    """
+    summary = RunSummary(attack.name)
+    pending: list[Job] = []
+    for job in exp.jobs(attack.family):
+        image = int(exp.index[job.position])
+        record = store.load(exp.name, attack.name, image)
+        if record and int(record["budget"]) >= job.budget and not (retry_errors and record.get("error")):
+            summary.skipped += 1
+        else:
+            pending.append(job)
+    bar = tqdm(total=len(pending), desc=f"{exp.name} {attack.name}", disable=not progress or not pending, leave=False)
+    for budget, same_budget in groupby(sorted(pending, key=lambda j: (j.budget, j.position)), key=lambda j: j.budget):
+        jobs = list(same_budget)
+        for lo in range(0, len(jobs), attack.group_size):
+            chunk = [j.position for j in jobs[lo : lo + attack.group_size]]
+            seed = derive_seed(suite_seed, exp.name, attack.name, int(exp.index[chunk[0]]))
+            for record in _run_chunk(exp, attack, chunk, budget, seed):
+                store.save({**record, **context})
+                summary.ran += 1
+                if record.get("error"):
+                    summary.errors.append(f"{exp.name}/{attack.name}/{record['image']}: {record['error']}")
+            bar.update(len(chunk))
+    bar.close()
+    return summary
+
+
+def _run_chunk(exp: Experiment, attack: Attack, positions: list[int], budget: int, seed: int) -> list[dict[str, Any]]:
+    batch = exp.batch(positions)
+    monitor: QueryMonitor | None = None
+    if attack.family != "white-box":
+        monitor = QueryMonitor(
+            exp.label_fn, exp.bounds, budget=budget, on_exhausted="record" if attack.hard_budget else "raise"
+        )
+        monitor.register(batch.x0, batch.y0, batch.target)
+    reported: list[Reported] | None = None
+    error = ""
+    with measure() as usage:
+        try:
+            if monitor is not None and len(positions) == 1:
+                with monitor.owned_by(0):
+                    reported = attack.run(monitor, batch, budget, seed)
+            else:
+                reported = attack.run(monitor, batch, budget, seed)
+        except BudgetExhausted:  # an adapter let the monitor's stop through: the trace is still complete
+            reported = None
+        except Exception as exc:  # keep the monitor's (valid) record of what was queried before the failure
+            error = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+    if reported is None:
+        reported = [Reported(note=error or "stopped by the monitor at the budget") for _ in positions]
+    claims = _verify_claims(exp, batch, reported)
+    return [
+        make_record(
+            exp, attack, positions[k], budget, seed, monitor, k, reported[k], claims[k], usage, len(positions), error
+        )
+        for k in range(len(positions))
+    ]
+
+
+def _verify_claims(exp: Experiment, batch: Batch, reported: list[Reported]) -> list[dict[str, Any]]:
+    """Check each returned adversarial with the model directly (not a query: the harness's own check)."""
+    claims: list[dict[str, Any]] = [{"distortion": None, "adversarial": None, "in_bounds": None} for _ in reported]
+    have = [k for k, r in enumerate(reported) if r.x_adv is not None]
+    if not have:
+        return claims
+    x_adv = np.stack([np.asarray(reported[k].x_adv, dtype=np.float32) for k in have])
+    labels = exp.label_fn(x_adv)
+    lo, hi = batch.bounds
+    for j, k in enumerate(have):
+        diff = x_adv[j].astype(np.float64) - batch.x0[k].astype(np.float64)
+        hit = labels[j] == batch.target[k] if batch.target is not None else labels[j] != batch.y0[k]
+        claims[k] = {
+            "distortion": float(np.sqrt(np.sum(diff * diff))),
+            "adversarial": bool(hit),
+            "in_bounds": bool(np.all((x_adv[j] >= lo - 1e-6) & (x_adv[j] <= hi + 1e-6))),
+        }
+    return claims
+
+
+def make_record(
+    exp: Experiment,
+    attack: Attack,
+    position: int,
+    budget: int,
+    seed: int,
+    monitor: QueryMonitor | None,
+    k: int,
+    reported: Reported,
+    claim: dict[str, Any],
+    usage: Usage,
+    group_size: int,
+    error: str,
+) -> dict[str, Any]:
+    """The JSON record of one input of an attack call.
+
+    For black-box attacks the distortion, success and query count are the monitor's; the attack's own
+    figures are kept beside them (``attack_queries``, ``claim``) with the outcome of the cross-check.
+    For the white-box floor they come from its own, verified, result and there is no query count.
+    """
+    record: dict[str, Any] = {
+        "experiment": exp.name,
+        "attack": attack.name,
+        "family": attack.family,
+        "image": int(exp.index[position]),
+        "position": position,
+        "y0": int(exp.y[position]),
+        "target": None if exp.target is None else int(exp.target[position]),
+        "budget": budget,
+        "seed": seed,
+        "attack_queries": reported.queries,
+        "claim": claim,
+        "note": reported.note,
+        "error": error,
+        "time": {
+            "wall": usage.wall_time / group_size,
+            "group_wall": usage.wall_time,
+            "group_size": group_size,
+            "peak_rss_mb": usage.peak_rss_mb,
+            "peak_extra_mb": usage.peak_extra_mb,
+            "memory_method": usage.method,
+        },
+    }
+    if monitor is None:
+        ok = bool(claim["adversarial"] and claim["in_bounds"])
+        record.update(
+            queries=None,
+            count_check="n/a",
+            trace=None,
+            distortion=claim["distortion"] if ok else None,
+            success=ok,
+            x_best=encode_array(reported.x_adv) if ok else None,
+        )
+        record["time"].update(model=None, group_model=None, model_calls=None, group_model_calls=None)
+        return record
+    trace: InputTrace = monitor.inputs[k]
+    best = float(trace.best_at(budget))
+    if reported.queries is None:
+        check = "n/a"
+    else:
+        check = "exact" if reported.queries == trace.count else "mismatch"
+    claim_below = claim["distortion"] is not None and claim["adversarial"] and claim["distortion"] < best - 1e-9
+    record.update(
+        queries=trace.count,
+        budget_exceeded=max(0, trace.count - budget),
+        count_check=check,
+        trace={"q": trace.steps_q, "d": trace.steps_d},
+        distortion=best if np.isfinite(best) else None,
+        success=bool(np.isfinite(best)),
+        out_of_bounds=trace.out_of_bounds,
+        ambiguous=trace.ambiguous,
+        claim_below_monitor=bool(claim_below),
+        x_best=encode_array(trace.best_x),
+    )
+    share = 1.0 / group_size
+    record["time"].update(
+        model=monitor.model_time * share,
+        group_model=monitor.model_time,
+        model_calls=monitor.model_calls * share,
+        group_model_calls=monitor.model_calls,
+        group_samples=monitor.model_samples,
+    )
+    return record

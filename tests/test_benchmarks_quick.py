@@ -1,0 +1,328 @@
+"""Fast checks of the benchmark harness: the query monitor, storage, and the runner end to end.
+
+No real data or peers are needed: the model is a small linear classifier and "ours" is a trivial stand-in that
+implements the ``applications.hardlabel.attack`` contract. Peer parts run only if the peers are installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.attacks.base import Batch, Reported
+from benchmarks.attacks.ours import Ours
+from benchmarks.experiments import Experiment, Plan
+from benchmarks.monitor import BudgetExhausted, QueryMonitor, best_at
+from benchmarks.runner import run_attack
+from benchmarks.store import RunStore, decode_array, encode_array
+
+D = 6  # input dimension of the toy problems
+W = np.eye(3, D)  # 3-class linear model: label = argmax of the first three coordinates
+
+
+def linear_labels(x: np.ndarray) -> np.ndarray:
+    """A 3-class linear classifier on (B, D) inputs."""
+    return np.argmax(x.reshape(len(x), -1) @ W.T, axis=1).astype(np.int64)
+
+
+class CountingLabels:
+    """``linear_labels`` that remembers every sample it was shown."""
+
+    def __init__(self) -> None:
+        self.seen: list[np.ndarray] = []
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        self.seen.append(np.array(x))
+        return linear_labels(x)
+
+
+def originals(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs in [0, 1]^D, at least 0.5 apart in the last 3 coordinates, labelled by the largest of the first 3."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.5, 0.6, size=(n, D)).astype(np.float32)
+    y = np.arange(n) % 3
+    x[np.arange(n), y] = 0.8
+    x[:, 3:] = (np.arange(n)[:, None] * 0.3 + 0.05).astype(np.float32)  # separate the originals
+    return x, y
+
+
+# ------------------------------------------------------------------------------------------ the monitor
+
+
+def test_counts_every_sample_once_in_owner_mode() -> None:
+    x0, y0 = originals(2)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0))
+    mon.register(x0, y0)
+    rng = np.random.default_rng(1)
+    sizes = [1, 7, 3, 20, 1]
+    with mon.owned_by(1):
+        for b in sizes:
+            mon(rng.uniform(0, 1, size=(b, D)))
+    assert mon.inputs[1].count == sum(sizes)
+    assert mon.inputs[0].count == 0
+    assert mon.model_calls == len(sizes) and mon.model_samples == sum(sizes)
+
+
+def test_best_distance_is_the_running_minimum_over_adversarial_in_bounds_queries() -> None:
+    x0, y0 = originals(1)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0))
+    mon.register(x0, y0)
+    rng = np.random.default_rng(2)
+    batches = [rng.uniform(-0.1, 1.1, size=(b, D)).astype(np.float32) for b in (5, 1, 13, 8, 30)]
+    for b in batches:
+        mon(b)
+    allq = np.concatenate(batches)
+    labels = linear_labels(allq)
+    inside = np.all((allq >= 0) & (allq <= 1), axis=1)
+    dist = np.linalg.norm(allq.astype(np.float64) - x0[0].astype(np.float64), axis=1)
+    eligible = np.where((labels != y0[0]) & inside, dist, np.inf)
+    expected = np.minimum.accumulate(eligible)
+    trace = mon.inputs[0]
+    got = trace.best_at(np.arange(1, len(allq) + 1))
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert trace.best_at(0) == np.inf
+    assert trace.out_of_bounds == int(np.count_nonzero(~inside))
+    k = int(np.argmin(eligible))
+    np.testing.assert_array_equal(trace.best_x, allq[k])
+
+
+def test_targeted_criterion_and_out_of_bounds_never_best() -> None:
+    x0, y0 = originals(1)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0))
+    mon.register(x0, y0, target=np.array([2]))
+    near_other = x0.copy()
+    near_other[0, 1] = 0.9  # label 1: adversarial untargeted, not for target 2
+    outside = x0.copy()
+    outside[0, 2] = 1.5  # label 2 but out of bounds
+    far_target = x0.copy()
+    far_target[0, 2] = 1.0  # label 2, in bounds
+    mon(np.concatenate([near_other, outside, far_target]))
+    t = mon.inputs[0]
+    assert t.steps_q == [3]
+    assert t.steps_d == [pytest.approx(1.0 - float(x0[0, 2]), abs=1e-6)]
+    assert t.out_of_bounds == 1
+
+
+def test_nearest_mode_attributes_to_nearest_original_and_flags_ties() -> None:
+    x0, y0 = originals(3)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0))
+    mon.register(x0, y0)
+    near = x0[[2, 0, 2]] + 0.01
+    tie = (x0[0] + x0[1]) / 2  # equidistant from originals 0 and 1
+    mon(np.concatenate([near, tie[None]]))
+    counts = [t.count for t in mon.inputs]
+    assert counts[2] == 2 and counts[0] + counts[1] == 2
+    assert sum(t.ambiguous for t in mon.inputs) == 1
+
+
+def test_owner_mode_overrides_geometry() -> None:
+    x0, y0 = originals(2)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0))
+    mon.register(x0, y0)
+    with mon.owned_by(0):
+        mon(x0[1:2] + 0.001)  # right next to original 1, but charged to 0
+    assert [t.count for t in mon.inputs] == [1, 0]
+    with pytest.raises(IndexError):
+        with mon.owned_by(5):
+            pass
+
+
+def test_raise_mode_answers_exactly_the_budget_and_never_calls_the_model_past_it() -> None:
+    x0, y0 = originals(1)
+    model = CountingLabels()
+    mon = QueryMonitor(model, (0.0, 1.0), budget=10, on_exhausted="raise")
+    mon.register(x0, y0)
+    mon(np.repeat(x0, 6, axis=0))
+    with pytest.raises(BudgetExhausted):
+        mon(np.repeat(x0, 6, axis=0))
+    assert mon.inputs[0].count == 10
+    assert [len(s) for s in model.seen] == [6, 4]
+    with pytest.raises(BudgetExhausted):
+        mon(x0)
+    assert len(model.seen) == 2  # refused before the model
+    with pytest.raises(ValueError):
+        QueryMonitor(linear_labels, (0, 1), on_exhausted="raise")
+
+
+def test_record_mode_keeps_the_overshoot() -> None:
+    x0, y0 = originals(1)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0), budget=3, on_exhausted="record")
+    mon.register(x0, y0)
+    mon(np.repeat(x0, 5, axis=0))
+    assert mon.inputs[0].count == 5
+
+
+def test_bad_queries_get_clear_errors() -> None:
+    x0, y0 = originals(1)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0))
+    with pytest.raises(RuntimeError, match="register"):
+        mon(x0)
+    mon.register(x0, y0)
+    with pytest.raises(ValueError, match="shape"):
+        mon(np.zeros((2, D + 1)))
+    with pytest.raises(ValueError):
+        mon.register(x0, np.array([0, 1]))
+
+
+def test_best_at_step_function() -> None:
+    q, d = np.array([3, 10]), np.array([2.0, 1.0])
+    np.testing.assert_array_equal(best_at(q, d, [0, 2, 3, 9, 10, 100]), [np.inf, np.inf, 2.0, 2.0, 1.0, 1.0])
+    assert best_at(np.array([], dtype=int), np.array([]), 5) == np.inf
+
+
+def test_array_codec_is_lossless() -> None:
+    a = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
+    np.testing.assert_array_equal(decode_array(encode_array(a)), a)
+    assert decode_array(None) is None and encode_array(None) is None
+
+
+# --------------------------------------------------------------------- the runner, with a stand-in "ours"
+
+
+def standin_attack(
+    model: Any, x0: np.ndarray, y0: np.ndarray, *, budget: int, seed: int, reach: float = 0.0, **_: Any
+) -> Any:
+    """The attack contract, trivially: bisect each input towards a point of another class.
+
+    The point swaps the input's top two class coordinates, plus ``reach`` times uniform noise (far probes).
+    All inputs of the batch are queried together in every model call, so group mode mixes them.
+    """
+    rng = np.random.default_rng(seed)
+    n = len(x0)
+    rows = np.arange(n)
+    far = x0.copy()
+    far[rows, (y0 + 1) % 3] = x0[rows, y0]
+    far[rows, y0] = x0[rows, (y0 + 1) % 3]
+    far = np.clip(far + reach * rng.uniform(-1, 1, size=x0.shape), 0, 1).astype(np.float32)
+    lo, hi = np.zeros(n), np.ones(n)
+    queries = np.zeros(n, dtype=np.int64)
+    best = np.full(n, np.inf)
+    x_adv = x0.copy()
+    while queries.max() < budget:
+        mid = (lo + hi) / 2
+        pts = (x0 + mid[:, None] * (far - x0)).astype(np.float32)
+        adv = model(pts) != y0
+        queries += 1
+        hi = np.where(adv, mid, hi)
+        lo = np.where(adv, lo, mid)
+        dist = np.linalg.norm(pts - x0, axis=1)
+        better = adv & (dist < best)
+        best[better] = dist[better]
+        x_adv[better] = pts[better]
+    return SimpleNamespace(x_adv=x_adv, distortion=best, queries=queries, success=np.isfinite(best))
+
+
+def toy_experiment(n: int, budget: int) -> Experiment:
+    x0, y0 = originals(n)
+    return Experiment(
+        name="toy",
+        title="toy",
+        stem="toy",
+        plan=Plan(n_ours=n, n_peers=n, budgets=(budget // 2, budget)),
+        index=np.arange(n),
+        x=x0,
+        y=y0,
+        target=None,
+        starts=None,
+        bounds=(0.0, 1.0),
+        n_classes=3,
+        label_fn=linear_labels,
+        torch_model=None,
+        image_like=False,
+    )
+
+
+@pytest.mark.parametrize("group", [1, 4])
+def test_runner_end_to_end_with_a_standin_attack(tmp_path: Path, group: int) -> None:
+    exp = toy_experiment(4, 12)
+    store = RunStore(tmp_path)
+    ours = Ours("standin", group_size=group, impl=standin_attack)  # probes stay near their own original
+    summary = run_attack(exp, ours, store, suite_seed=0, context={"command": "test"}, progress=False)
+    assert summary.ran == 4 and not summary.errors
+    records = list(store.records("toy", ours.name))
+    assert len(records) == 4
+    for r in records:
+        assert r["queries"] == 12 and r["count_check"] == "exact" and r["budget_exceeded"] == 0
+        assert r["success"] and r["claim"]["adversarial"]
+        assert r["distortion"] == pytest.approx(r["claim"]["distortion"], rel=1e-6)
+        assert r["trace"]["q"][-1] <= 12
+        assert r["command"] == "test"
+    again = run_attack(exp, ours, store, suite_seed=0, context={}, progress=False)
+    assert again.ran == 0 and again.skipped == 4  # resumable: finished runs are kept
+
+
+def test_group_mode_totals_stay_exact_and_misattribution_is_flagged(tmp_path: Path) -> None:
+    exp = toy_experiment(4, 12)
+    ours = Ours("noisy", group_size=4, impl=standin_attack, options={"reach": 3.0})  # far, noise-like probes
+    run_attack(exp, ours, RunStore(tmp_path), suite_seed=0, context={}, progress=False)
+    records = list(RunStore(tmp_path).records("toy", ours.name))
+    assert sum(r["queries"] for r in records) == 4 * 12
+    assert records[0]["time"]["group_samples"] == 4 * 12
+    assert any(r["count_check"] == "mismatch" for r in records)
+    assert sum(r["ambiguous"] for r in records) > 0
+
+
+def test_runner_flags_a_budget_overshoot_and_a_count_mismatch(tmp_path: Path) -> None:
+    def overshooting(model: Any, x0: np.ndarray, y0: np.ndarray, *, budget: int, **kw: Any) -> Any:
+        res = standin_attack(model, x0, y0, budget=budget + 2, **kw)
+        res.queries = res.queries - 2  # under-reports, as hand counters do
+        return res
+
+    exp = toy_experiment(1, 10)
+    rec = None
+    run_attack(exp, Ours("over", impl=overshooting), RunStore(tmp_path), suite_seed=0, context={}, progress=False)
+    rec = next(RunStore(tmp_path).records("toy", "ours-over"))
+    assert rec["queries"] == 12 and rec["budget_exceeded"] == 2 and rec["count_check"] == "mismatch"
+
+
+def test_runner_keeps_the_trace_when_an_attack_crashes(tmp_path: Path) -> None:
+    def crashing(model: Any, x0: np.ndarray, y0: np.ndarray, **_: Any) -> Any:
+        model(np.clip(x0 + 0.5, 0, 1))
+        raise RuntimeError("boom")
+
+    exp = toy_experiment(1, 10)
+    store = RunStore(tmp_path)
+    summary = run_attack(exp, Ours("crash", impl=crashing), store, suite_seed=0, context={}, progress=False)
+    rec = next(store.records("toy", "ours-crash"))
+    assert summary.errors and "boom" in rec["error"] and rec["queries"] == 1
+
+
+# ------------------------------------------------------------------------------ peers, when installed
+
+
+def _batch(n: int) -> Batch:
+    x0, y0 = originals(n)
+    return Batch(x0=x0, y0=y0, target=None, starts=None, bounds=(0.0, 1.0), n_classes=3)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("art") is None, reason="ART not installed")
+def test_art_hsj_is_stopped_by_the_monitor_at_the_budget() -> None:
+    from benchmarks.attacks.art_peers import ArtHopSkipJump
+
+    batch = _batch(1)
+    model = CountingLabels()
+    mon = QueryMonitor(model, batch.bounds, budget=150, on_exhausted="raise")
+    mon.register(batch.x0, batch.y0)
+    with mon.owned_by(0):
+        out = ArtHopSkipJump().run(mon, batch, 150, seed=0)
+    assert isinstance(out[0], Reported)
+    assert mon.inputs[0].count == sum(len(s) for s in model.seen) <= 150
+    assert np.isfinite(mon.inputs[0].best)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("foolbox") is None, reason="foolbox not installed")
+def test_foolbox_boundary_is_stopped_by_the_monitor_at_the_budget() -> None:
+    from benchmarks.attacks.foolbox_peers import FoolboxBoundary
+
+    batch = _batch(1)
+    mon = QueryMonitor(linear_labels, batch.bounds, budget=120, on_exhausted="raise")
+    mon.register(batch.x0, batch.y0)
+    with mon.owned_by(0):
+        out = FoolboxBoundary().run(mon, batch, 120, seed=0)
+    assert out[0].x_adv is None and mon.inputs[0].count == 120
+    assert np.isfinite(mon.inputs[0].best)
