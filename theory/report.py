@@ -1,0 +1,145 @@
+"""Write a study's results: ``results.json`` (everything), ``README.md`` (tables, fits, the command), plots."""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .analysis import CellSummary, Fit
+
+__all__ = ["Report", "write_report"]
+
+
+@dataclass
+class Report:
+    """What one study produced, ready to write."""
+
+    name: str
+    title: str
+    command: str
+    spec: dict[str, Any]
+    summaries: Sequence[CellSummary]
+    fits: Sequence[Fit]
+    records: Sequence[dict[str, Any]]
+    wall_s: float
+    workers: int
+    findings: list[str] = field(default_factory=list)
+    plots: list[Path] = field(default_factory=list)
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "∞"
+    if isinstance(x, (int, np.integer)) or abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
+
+
+def _cell_table(summaries: Sequence[CellSummary]) -> list[str]:
+    head = (
+        "| d | δ | ε-factor | q | β rule | β | ε | bound N | iterate hit: iters (queries) | "
+        "average hit: iters (queries) | censored it/avg | tail ‖∇f‖ | flagged runs |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for s in summaries:
+        m, c = s.medians, s.censored
+        lines.append(
+            f"| {s.d} | {s.delta:g} | {s.eps_factor:g} | {s.q} | {s.beta} | {s.beta_value:.3g} | {_fmt(s.eps)} | "
+            f"{_fmt(s.bound_iterations)} | {_fmt(m['iterate_iterations'])} ({_fmt(m['iterate_queries'])}) | "
+            f"{_fmt(m['average_iterations'])} ({_fmt(m['average_queries'])}) | "
+            f"{c['iterate_iterations']}/{c['average_iterations']} of {s.runs} | {_fmt(s.tail_grad)} | "
+            f"{s.flagged_runs}/{s.runs} |"
+        )
+    return lines
+
+
+def _fit_table(fits: Sequence[Fit]) -> list[str]:
+    lines = [
+        "| measure | along | held fixed | slope | 95% bootstrap CI | fitted points | undefined replicates |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in fits:
+        fixed = ", ".join(f"{k}={v}" for k, v in f.fixed.items())
+        lines.append(
+            f"| {f.measure} | log({f.regressor}) | {fixed} | {f.fit.slope:.3f} | "
+            f"[{f.fit.ci_low:.3f}, {f.fit.ci_high:.3f}] | {f.fit.fitted_points} | {f.fit.n_undefined}/{f.fit.n_boot} |"
+        )
+    return lines
+
+
+def write_report(report: Report, out_dir: Path) -> Path:
+    """Write ``results.json`` and ``README.md`` into ``out_dir`` (plots are already there); return the README."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "name": report.name,
+        "title": report.title,
+        "command": report.command,
+        "spec": report.spec,
+        "environment": {
+            "python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
+            "workers": report.workers, "wall_s": round(report.wall_s, 1),
+        },
+        "findings": report.findings,
+        "cells": [s.to_dict() for s in report.summaries],
+        "fits": [f.to_dict() for f in report.fits],
+        "runs": [_clean(r) for r in report.records],
+    }
+    (out_dir / "results.json").write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n")
+    spec = report.spec
+    lines = [
+        f"# {report.title}",
+        "",
+        "Made by (from the repository root):",
+        "",
+        "```",
+        report.command,
+        "```",
+        "",
+        f"{spec['seeds']} seeds per cell from `SeedSequence({spec['root_seed']})`; solver `{spec['solver']}`, "
+        f"problem family `{spec['family']}` {spec['family_options'] or ''}, oracle noise `{spec['noise']}`, "
+        f"cap {spec['cap']:g} × 16(d+4)L₁(f(x0)−f*)/δ² iterations; {report.workers} worker process(es), "
+        f"{report.wall_s:.0f} s wall.",
+        "",
+    ]
+    if report.findings:
+        lines += ["## Findings", ""] + [f"- {f}" for f in report.findings] + [""]
+    if report.fits:
+        lines += ["## Slopes", ""] + _fit_table(report.fits) + [""]
+    lines += ["## Cells (medians over seeds; censored runs count as +∞)", ""] + _cell_table(report.summaries) + [""]
+    if report.plots:
+        lines += ["## Plots", ""] + [f"![{p.stem}]({p.name})" for p in report.plots] + [""]
+    lines += [
+        "## Columns",
+        "",
+        "- *iterate hit*: first k with ‖∇f(x_k)‖ ≤ δ; *average hit*: first N with (1/(N+1)) Σ_{k≤N} ‖∇f(x_k)‖² ≤ δ²"
+        " (Theorem 1's quantity). Runs that stop first are censored.",
+        "- *bound N*: `theory.bounds.iteration_bound` for the cell's (d, L₁, δ, f(x0)−f*, β, ε, q, step); ∞ where the"
+        " theory guarantees nothing (fixed-step solver only).",
+        "- *ε-factor*: ε / (β δ²), Theorem 1's precision condition in units of c = 1.",
+        "- *flagged runs*: runs in which `zeroopt.ToleranceMonitor(δ, constant=1)` saw ε > β δ².",
+        "- *tail ‖∇f‖*: median over the last quarter of each run, then over seeds (a floor when the run ran to its"
+        " cap; meaningless for runs stopped at their hit).",
+        "",
+    ]
+    readme = out_dir / "README.md"
+    readme.write_text("\n".join(lines))
+    return readme
+
+
+def _clean(record: dict[str, Any]) -> dict[str, Any]:
+    """Drop NaN/inf (JSON has none) and round the wall time."""
+    out = {}
+    for k, v in record.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            v = None
+        if k == "wall_s":
+            v = round(v, 4)
+        out[k] = v
+    return out
