@@ -41,6 +41,19 @@ BARS = {
 CHUNK = 20
 
 
+def git_commit() -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True,
+                             cwd=Path(__file__).resolve().parent)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, cwd=Path(__file__).resolve().parent).stdout.strip()
+        return out.stdout.strip() + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def pick_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """First n correctly classified test images in a seeded permutation of the 10k test set."""
     x, y = load_mnist_test()
@@ -80,7 +93,7 @@ def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bo
         "image_ids": ids.tolist(), "queries": res.queries.tolist(), "success": res.success.tolist(),
         "distortion": res.distortion.tolist(), "trace": [t.tolist() for t in res.trace],
         "model_calls": res.model_calls, "wall_time": time.perf_counter() - t0, "model_time": res.model_time,
-        "torch_threads": torch.get_num_threads(),
+        "torch_threads": torch.get_num_threads(), "commit": git_commit(),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record))
@@ -119,7 +132,8 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(args.threads)
     ids, _, _ = pick_images(max(args.images, args.converge_images, args.targeted_images), args.seed)
     summary: dict = {"command": "python -m benchmarks.hardlabel_quality " + " ".join(argv or sys.argv[1:]),
-                     "bars": BARS, "results": {}}
+                     "bars": BARS, "results": {}, "commit": git_commit(), "torch_threads": args.threads,
+                     "date": time.strftime("%Y-%m-%d")}
     experiments = []
     if "untargeted" not in args.skip:
         experiments += [("untargeted", s, ids[: args.images], max(BUDGETS), False, BUDGETS) for s in args.solvers]
@@ -148,7 +162,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def render(summary: dict) -> str:
     lines = ["# Hard-label attack on the authors' MNIST CNN (mnist_cw_bn.pt)", "",
-             f"Command: `{summary['command']}`", "",
+             f"Command: `{summary['command']}` (commit {summary['commit']}, {summary['torch_threads']} torch "
+             f"thread(s), {summary['date']}, 2-core CPU machine shared with other jobs)", "",
              "Median / mean L2 at each query budget (a failure counts as +inf in the median). "
              "Budgets below a run's budget are read off each input's trace.", "",
              "| experiment / solver | n | " + " | ".join(f"{b} median / mean / success" for b in

@@ -32,6 +32,7 @@ REFERENCE_STEP = 0.2
 REFERENCE_GROW = 2.0
 REFERENCE_SHRINK = 0.25
 REFERENCE_STEP_MIN = 1e-4
+REFERENCE_STEP_RESET = 1.0  # the reference code restarts the step at 1.0 when it shrinks below the floor
 REFERENCE_BETA_DECAY = 0.1
 REFERENCE_BETA_MIN = 1e-8
 SIGN_OPT_K = 200
@@ -60,6 +61,7 @@ class _DescentOptions:
     directions: str = "gaussian"
     line_search: LineSearch = "opt"
     step: float = REFERENCE_STEP
+    step_reset: float | None = REFERENCE_STEP_RESET
     grow: float = REFERENCE_GROW
     shrink: float = REFERENCE_SHRINK
     step_min: float = REFERENCE_STEP_MIN
@@ -73,6 +75,7 @@ class _DescentOptions:
         _positive("q", self.q, integer=True)
         _positive("beta", self.beta)
         _positive("step", self.step)
+        _positive("step_reset", self.step_reset, allow_none=True)
         _positive("grow", self.grow)
         _positive("shrink", self.shrink)
         _positive("eps", self.eps, allow_none=True)
@@ -105,6 +108,7 @@ def _compose(name: str, opts: _DescentOptions, estimator: Callable, *, sampler=N
         q=int(opts.q),
         beta=float(opts.beta),
         step=float(opts.step),
+        step_reset=opts.step_reset,
         eps=opts.eps,
         eps_per_beta=opts.eps_per_beta,
         # A fixed step never shrinks, so the stall rule cannot fire; keep it off to make that explicit.
@@ -176,7 +180,8 @@ def _make_rgf_fixed(opts: RGFFixedOptions, ctx: SolverContext) -> ComposedSolver
     beta = opts.beta if opts.beta is not None else opts.delta / ((d + 4) * lip)  # type: ignore[operator]
     resolved = RGFOptions(
         q=opts.q, beta=beta, directions=opts.directions, line_search=opts.line_search, step=step,
-        grow=opts.grow, shrink=opts.shrink, step_min=opts.step_min, beta_decay=opts.beta_decay,
+        step_reset=opts.step_reset, grow=opts.grow, shrink=opts.shrink, step_min=opts.step_min,
+        beta_decay=opts.beta_decay,
         beta_min=opts.beta_min, eps=opts.eps, eps_per_beta=opts.eps_per_beta, retract=opts.retract,
         use_best_probe=False,
     )

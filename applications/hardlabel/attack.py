@@ -31,6 +31,7 @@ PAPER_DEFAULTS: dict[str, Any] = {"q": 20, "beta": 0.005}
 REFERENCE_CODE_DEFAULTS: dict[str, Any] = {"q": 10, "beta": 0.001}
 EPS_PER_BETA = 1 / 500  # reference code: binary-search tolerance β/500, so ε follows β (Theorem 1: ε ~ βδ²)
 REFERENCE_STEP = 0.2  # reference code's initial line-search step for unit-norm probe directions
+REFERENCE_STEP_RESET = 1.0  # ... and the step it restarts from after a stall
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
 VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
@@ -54,13 +55,14 @@ def solver_defaults(solver: str, dim: int, preset: str = "paper") -> dict[str, A
     common: dict[str, Any] = {"eps_per_beta": EPS_PER_BETA, "retract": _normalize}
     if solver == "rgf":
         # zeroopt's sphere estimator is unbiased (scaled by d); the reference step 0.2 was for the unscaled one.
-        return {**common, **base, "directions": "sphere", "step": REFERENCE_STEP / dim}
+        return {**common, **base, "directions": "sphere", "step": REFERENCE_STEP / dim,
+                "step_reset": REFERENCE_STEP_RESET / dim}
     if solver == "rgf-fixed":
         return {**common, "q": base["q"], "beta": base["beta"], "directions": "sphere"}
     if solver == "coordinate":
-        return {**common, "beta": base["beta"], "step": REFERENCE_STEP / dim}
+        return {**common, "beta": base["beta"], "step": REFERENCE_STEP / dim, "step_reset": REFERENCE_STEP_RESET / dim}
     if solver == "sign":
-        return {**common, "step": REFERENCE_STEP}
+        return {**common, "step": REFERENCE_STEP, "step_reset": REFERENCE_STEP_RESET}
     return dict(common)
 
 
