@@ -25,15 +25,15 @@ def _pick(model, x: np.ndarray, y: np.ndarray, n: int) -> np.ndarray:  # type: i
     return np.flatnonzero(labels == y)[:n]
 
 
-def _plot(rows: list[tuple[str, np.ndarray, np.ndarray]], path: Path) -> None:
+def _plot(rows: list[tuple[str, np.ndarray, np.ndarray, list[str]]], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")  # files only: the demo must run on machines without a display
     import matplotlib.pyplot as plt
 
-    n = max(len(x0) for _, x0, _ in rows)
+    n = max(len(x0) for _, x0, _, _ in rows)
     fig, axes = plt.subplots(3 * len(rows), n, figsize=(1.3 * n, 1.4 * 3 * len(rows)), squeeze=False)
-    for r, (name, x0, xadv) in enumerate(rows):
+    for r, (name, x0, xadv, captions) in enumerate(rows):
         for j in range(n):
             for k, (img, title) in enumerate(
                 [(x0, "original"), (xadv, "adversarial"), (None, "perturbation")]
@@ -48,6 +48,8 @@ def _plot(rows: list[tuple[str, np.ndarray, np.ndarray]], path: Path) -> None:
                     ax.imshow(delta, cmap="seismic", vmin=-lim, vmax=lim)
                 else:
                     ax.imshow(img[j].squeeze(), cmap="gray", vmin=0, vmax=1)
+                if k == 1:
+                    ax.text(0.5, -0.08, captions[j], transform=ax.transAxes, ha="center", va="top", fontsize=6)
                 if j == 0:
                     ax.set_title(f"{name}: {title}", fontsize=7, loc="left")
     fig.tight_layout()
@@ -87,7 +89,9 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:<9} {int(i):>5} {int(y_test[i]):>5} {int(adv_labels[j]):>4} {bool(res.success[j])!s:>7} "
                   f"{res.distortion[j]:>7.3f} {int(res.queries[j]):>7}")
         print(f"{name}: {res.summary()}\n")
-        rows.append((name, x_test[idx], res.x_adv))
+        captions = [f"{int(y_test[i])}→{int(a)}, L2 {d:.2f}" for i, a, d in zip(idx, adv_labels, res.distortion,
+                                                                              strict=True)]
+        rows.append((name, x_test[idx], res.x_adv, captions))
     _plot(rows, args.out)
     print(f"saved originals, adversarials and perturbations to {args.out.resolve()}")
 
