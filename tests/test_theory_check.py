@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from theory import admissible_beta, check_run, iteration_bound, make_problem, pseudo_huber
+from theory import Theorem1Monitor, admissible_beta, check_run, iteration_bound, make_problem, pseudo_huber
 from theory.hitting import FirstHitStop, gradient_norms
 
 DELTA = 0.3
@@ -93,3 +93,24 @@ def test_pseudo_huber_has_the_promised_constants() -> None:
     # Hessian's largest eigenvalue at 0 is a/s = L1 (finite difference along a direction)
     h = 1e-6
     assert (np.linalg.norm(p.gradient(np.eye(12)[1] * h)) / h) == pytest.approx(2.0, rel=1e-4)
+
+
+def test_live_monitor_agrees_with_the_post_hoc_check() -> None:
+    problem = make_problem("log_norm", 8, delta=DELTA, seed=3)
+    monitor = Theorem1Monitor(problem, DELTA, stop=True)
+    res = zeroopt.minimize(problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=7, max_iter=20_000,
+                           beta=admissible_beta(8, 2.0, DELTA), callbacks=[monitor])
+    check = check_run(res, problem, DELTA)
+    assert res.status.value == "callback" and monitor.hit == res.iterations == check.hit_average.iteration
+    assert monitor.bound == check.bound_iterations
+    assert res.flags == [f"theorem1: mean |grad f|^2 <= delta^2 at iteration {monitor.hit} (bound N = {monitor.bound})"]
+
+
+def test_live_monitor_flags_a_coarse_oracle_and_a_missing_guarantee() -> None:
+    beta = admissible_beta(8, 1.0, DELTA)
+    problem = make_problem("rotated_quadratic", 8, delta=DELTA, seed=3).with_noise("uniform", 1000 * beta * DELTA**2)
+    monitor = Theorem1Monitor(problem, DELTA)
+    res = zeroopt.minimize(problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=7, max_iter=100, beta=beta,
+                           callbacks=[monitor])
+    assert any(f.startswith("theorem1: tolerance") for f in res.flags)
+    assert any("no guarantee" in f and "eps" in f for f in res.flags)

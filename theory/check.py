@@ -8,17 +8,17 @@ post-hoc check and an online monitor agree by construction.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from zeroopt import OptimizeResult, Problem, ToleranceMonitor
+from zeroopt import IterationRecord, OptimizeResult, Problem, ToleranceMonitor
 
 from .bounds import ErrorModel, iteration_bound, query_bound, theorem1_eps
 from .hitting import FirstHit, first_hit, gradient_norms, query_counts
 from .problems import f_gap as problem_f_gap
 
-__all__ = ["RunCheck", "check_run"]
+__all__ = ["RunCheck", "Theorem1Monitor", "check_run"]
 
 
 @dataclass(frozen=True)
@@ -156,3 +156,80 @@ def _bound(
     if math.isinf(iteration_bound(d, L1, delta, gap, beta=beta, eps=0.0, q=q, step=step, error=error)):
         return n, f"beta={beta:.3g} is too large for delta={delta:g}: the smoothing floor exceeds delta"
     return n, f"eps={eps:.3g} is too coarse for beta={beta:.3g}, delta={delta:g}: the error floor exceeds delta"
+
+
+@dataclass
+class Theorem1Monitor:
+    """Callback: watch a live run against Theorem 1 — its running average, its bound N, its precision.
+
+    Pass it to :func:`zeroopt.minimize` (``callbacks=[...]``) for a run on a :class:`zeroopt.Problem`.
+    It replays nothing: it follows the records as they come, takes β, ε and the step from them (the
+    bound is recomputed whenever they change), and reports through ``flags``, which zeroopt copies
+    into ``result.flags``: the precision condition (through a :class:`zeroopt.ToleranceMonitor`), and
+    whether the running average of ‖∇f(x_k)‖² reached δ² before N.
+
+    Parameters
+    ----------
+    problem, delta, q, constant, error, x0
+        As for :func:`check_run`.
+    stop
+        Stop the run once the running average reaches δ² (status ``"callback"``).
+    """
+
+    problem: Problem
+    delta: float
+    q: int = 1
+    constant: float = 1.0
+    error: ErrorModel = "adversarial"
+    stop: bool = False
+    x0: np.ndarray | None = None
+    bound: float = field(default=math.inf, init=False)
+    note: str = field(default="", init=False)
+    hit: int | None = field(default=None, init=False)
+    iterations: int = field(default=0, init=False)
+    _tolerance: ToleranceMonitor = field(init=False, repr=False)
+    _params: tuple[float, float, float] | None = field(default=None, init=False, repr=False)
+    _sum_sq: float = field(default=0.0, init=False, repr=False)
+    _gap: float = field(default=0.0, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.problem.L1 is None:
+            raise ValueError(f"{self.problem.name} has no global L1, so Theorem 1 says nothing about it")
+        start = self.problem.x0 if self.x0 is None else np.asarray(self.x0, float).ravel()
+        self._gap = problem_f_gap(self.problem, start)
+        self._sum_sq = float(np.linalg.norm(self.problem.gradient(start))) ** 2
+        self._tolerance = ToleranceMonitor(self.delta, constant=self.constant, warn=False)
+        if self._sum_sq <= self.delta**2:
+            self.hit = 0
+
+    def __call__(self, record: IterationRecord) -> bool:
+        self._tolerance(record)
+        params = (record.beta, record.eps, record.step_size)
+        if params != self._params and record.step_size > 0:
+            self._params = params
+            self.bound, self.note = _bound(
+                self.problem.dim, float(self.problem.L1), self.delta, self._gap,  # type: ignore[arg-type]
+                record.beta, record.eps, self.q, record.step_size, self.error,
+            )
+        self.iterations = record.iteration + 1
+        if record.true_grad_norm is not None:
+            self._sum_sq += record.true_grad_norm**2
+        if self.hit is None and self._sum_sq / (self.iterations + 1) <= self.delta**2:
+            self.hit = self.iterations
+        return self.stop and self.hit is not None
+
+    @property
+    def flags(self) -> list[str]:
+        """The tolerance monitor's flags, plus where the run stands against N."""
+        out = [f"theorem1: {f}" for f in self._tolerance.flags]
+        n = "inf" if math.isinf(self.bound) else str(int(self.bound))
+        if math.isinf(self.bound):
+            out.append(f"theorem1: no guarantee for delta={self.delta:g}: {self.note}")
+        if self.hit is not None:
+            out.append(f"theorem1: mean |grad f|^2 <= delta^2 at iteration {self.hit} (bound N = {n})")
+        elif self.iterations > self.bound:
+            out.append(
+                f"theorem1: mean |grad f|^2 still above delta^2 after {self.iterations} > N = {n} iterations "
+                "(the theorem bounds the expectation, so one run may; many may not)"
+            )
+        return out
