@@ -60,10 +60,11 @@ def pick_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarr
     model = load_mnist_cw_bn()
     order = np.random.default_rng(seed).permutation(len(x))
     chosen: list[int] = []
+    device = next(model.parameters()).device
     with torch.inference_mode():
         for start in range(0, len(order), 500):
             idx = order[start : start + 500]
-            pred = model(torch.from_numpy(x[idx])).argmax(1).numpy()
+            pred = model(torch.from_numpy(x[idx]).to(device)).argmax(1).cpu().numpy()
             chosen.extend(int(i) for i, p in zip(idx, pred, strict=True) if p == y[i])
             if len(chosen) >= n:
                 break
@@ -128,12 +129,19 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--skip", nargs="*", default=[], choices=["untargeted", "converged", "targeted"])
+    p.add_argument("--out", type=Path, default=OUT, help="results folder (default: benchmarks/results/hardlabel)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
+    # Full float32 on GPUs too (no TF32), so labels near the boundary match what a CPU computes.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    global OUT
+    OUT = args.out
     ids, _, _ = pick_images(max(args.images, args.converge_images, args.targeted_images), args.seed)
     summary: dict = {"command": "python -m benchmarks.hardlabel_quality " + " ".join(argv or sys.argv[1:]),
                      "bars": BARS, "results": {}, "commit": git_commit(), "torch_threads": args.threads,
-                     "date": time.strftime("%Y-%m-%d")}
+                     "date": time.strftime("%Y-%m-%d"),
+                     "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"}
     experiments = []
     if "untargeted" not in args.skip:
         experiments += [("untargeted", s, ids[: args.images], max(BUDGETS), False, BUDGETS) for s in args.solvers]
@@ -163,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
 def render(summary: dict) -> str:
     lines = ["# Hard-label attack on the authors' MNIST CNN (mnist_cw_bn.pt)", "",
              f"Command: `{summary['command']}` (commit {summary['commit']}, {summary['torch_threads']} torch "
-             f"thread(s), {summary['date']}, 2-core CPU machine shared with other jobs)", "",
+             f"thread(s), {summary['date']}, device: {summary['device']})", "",
              "Median / mean L2 at each query budget (a failure counts as +inf in the median). "
              "Budgets below a run's budget are read off each input's trace.", "",
              "| experiment / solver | n | " + " | ".join(f"{b} median / mean / success" for b in
