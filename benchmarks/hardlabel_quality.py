@@ -121,6 +121,7 @@ def summarize(records: list[dict], budgets: tuple[int, ...]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
+    global OUT
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--images", type=int, default=100)
     p.add_argument("--converge-images", type=int, default=20)
@@ -135,7 +136,6 @@ def main(argv: list[str] | None = None) -> None:
     # Full float32 on GPUs too (no TF32), so labels near the boundary match what a CPU computes.
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
-    global OUT
     OUT = args.out
     ids, _, _ = pick_images(max(args.images, args.converge_images, args.targeted_images), args.seed)
     summary: dict = {"command": "python -m benchmarks.hardlabel_quality " + " ".join(argv or sys.argv[1:]),
