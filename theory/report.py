@@ -14,7 +14,7 @@ import numpy as np
 
 from .analysis import CellSummary, Fit
 
-__all__ = ["Report", "write_report"]
+__all__ = ["Report", "write_index", "write_report"]
 
 
 @dataclass
@@ -143,3 +143,33 @@ def _clean(record: dict[str, Any]) -> dict[str, Any]:
             v = round(v, 4)
         out[k] = v
     return out
+
+
+def write_index(out_dir: Path) -> Path:
+    """Write ``out_dir/README.md``: every study found under ``out_dir`` with its command and findings."""
+    lines = [
+        "# Theory studies",
+        "",
+        "RGF against Nesterov–Spokoiny's analysis and Theorem 1 of Cheng et al. (ICLR 2019). Each folder holds",
+        "`results.json` (every run), `README.md` (tables, plots) and the command that made it; "
+        "`benchmarks/theory_studies.sh` reruns them all. This index is rewritten after every study "
+        "(`python -m theory.studies index`).",
+        "",
+    ]
+    for path in sorted(out_dir.glob("*/results.json")):
+        data = json.loads(path.read_text())
+        lines += [
+            f"## [{data['title']}]({path.parent.name}/README.md)",
+            "",
+            "```",
+            data["command"],
+            "```",
+            "",
+            f"{data['spec']['seeds']} seeds per cell, {data['environment']['wall_s']:.0f} s wall on "
+            f"{data['environment']['workers']} worker(s).",
+            "",
+        ]
+        lines += [f"- {f}" for f in data["findings"]] + [""]
+    index = out_dir / "README.md"
+    index.write_text("\n".join(lines))
+    return index

@@ -5,6 +5,7 @@ Usage (from the repository root)::
     python -m theory.studies list                 # the studies and what each shows
     python -m theory.studies d-scaling            # run one; writes benchmarks/results/theory/d-scaling/
     python -m theory.studies all                  # every study
+    python -m theory.studies index                # rewrite benchmarks/results/theory/README.md
     python -m theory.studies d-scaling --seeds 8 --dims 16,64 --out /tmp/res   # a smaller variant
 
 Each study writes ``results.json`` (spec, every run, cell summaries, fits), ``README.md`` (the exact
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import shlex
 import sys
@@ -26,7 +28,8 @@ import numpy as np
 
 from .analysis import CellSummary, Fit, fit_all, summarize
 from .plots import plot_floor, plot_scaling, plot_traces
-from .report import Report, write_report
+from .predictions import oracle_noise_floor, smoothing_noise_floor
+from .report import Report, write_index, write_report
 from .runner import StudyRun, StudySpec, run_study
 
 __all__ = ["STUDIES", "Study", "main", "run_named_study"]
@@ -123,7 +126,10 @@ def _eps_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequenc
         total = sum(s.runs for s in rows)
         flagged = sum(s.flagged_runs for s in rows)
         stalled = [s for s in rows if s.censored["iterate_iterations"] * 2 >= s.runs]
-        floor = ", ".join(f"d={s.d}: {s.tail_grad:.3g}" for s in stalled)
+        floor = ", ".join(
+            f"d={s.d}: {s.tail_grad:.3g}" + (f" (predicted {p:.3g})" if (p := _predicted_floor(run.spec, s)) else "")
+            for s in stalled
+        )
         setting = f"δ = {delta:g}, ε = {ef:g}·βδ²" + (f", q = {q}" if len(run.spec.qs) > 1 else "")
         out.append(
             f"{setting}: {total - cens}/{total} runs reached ‖∇f‖ ≤ δ, ToleranceMonitor flagged {flagged}/{total}"
@@ -134,14 +140,32 @@ def _eps_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequenc
     return out
 
 
+def _predicted_floor(spec: StudySpec, s: CellSummary) -> float | None:
+    """The second-moment prediction of a cell's floor (:mod:`theory.predictions`), where one applies."""
+    opts = dict(spec.family_options)
+    if spec.solver != "rgf-fixed" or s.q != 1:
+        return None
+    if spec.family == "rotated_quadratic" and s.eps > 0:
+        trace = s.d * (opts.get("mu", 0.2) + opts.get("L", 1.0)) / 2.0
+        noise = spec.noise if spec.noise in ("uniform", "gaussian") else "uniform"
+        return oracle_noise_floor(trace, s.d, opts.get("L", 1.0), s.beta_value, s.eps, noise=noise)
+    if spec.family == "log_norm" and s.eps == 0:
+        return smoothing_noise_floor(s.d, 2.0, s.beta_value)  # log(1+‖x‖²) ≈ ‖x‖² near its minimiser
+    return None
+
+
 def _beta_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequence[Fit]) -> list[str]:
     out = []
     for f in fits:
         if f.measure == "tail_grad" and f.axis == "d":
+            rows = [s for s in summaries if all(str(getattr(s, k)) == str(v) for k, v in f.fixed.items())]
+            pred = [_predicted_floor(run.spec, s) for s in sorted(rows, key=lambda s: s.d)]
             out.append(
                 f"noise floor ‖∇f‖ vs log d ({', '.join(f'{k}={v}' for k, v in f.fixed.items())}): {f.fit.describe()}"
                 f"; floors {', '.join(f'{m:.3g}' for m in f.fit.medians)} for d = "
-                f"{', '.join(str(int(x)) for x in f.fit.x)}."
+                f"{', '.join(str(int(x)) for x in f.fit.x)}"
+                + (f" (predicted {', '.join(f'{p:.3g}' for p in pred)})" if all(p is not None for p in pred) else "")
+                + "."
             )
     for (delta, _, _, beta), rows in _by_setting(summaries).items():
         reached = [f"d={s.d}: {s.runs - s.censored['iterate_iterations']}/{s.runs}" for s in rows]
@@ -240,23 +264,56 @@ STUDIES: dict[str, Study] = {
 # ------------------------------------------------------------------------------------------------ running
 
 
+def load_run(folder: Path) -> tuple[StudyRun, str]:
+    """A study's runs and original command, read back from ``folder/results.json``."""
+    data = json.loads((folder / "results.json").read_text())
+    raw = dict(data["spec"])
+    for key in ("dims", "deltas", "eps_factors", "qs", "betas", "criteria"):
+        if key in raw:
+            raw[key] = tuple(raw[key])
+    raw["solver_options"] = tuple(raw.get("solver_options", {}).items())
+    raw["family_options"] = tuple(raw.get("family_options", {}).items())
+    env = data["environment"]
+    run = StudyRun(spec=StudySpec(**raw), records=data["runs"], wall_s=env["wall_s"], workers=env["workers"])
+    return run, data["command"]
+
+
 def run_named_study(
-    study: Study, *, out: Path, command: str, workers: int | None = None, progress: bool = True
+    study: Study,
+    *,
+    out: Path,
+    command: str,
+    workers: int | None = None,
+    progress: bool = True,
+    reanalyze: bool = False,
 ) -> Path:
-    """Run ``study``, fit, plot and write its report under ``out/<name>/``; return the README path."""
+    """Run ``study``, fit, plot and write its report under ``out/<name>/``; return the README path.
+
+    With ``reanalyze`` the runs are read back from the folder's ``results.json`` instead (fits, plots and
+    findings are redone; the original command is kept).
+    """
+    folder = out / study.spec.name
+    if reanalyze:
+        run, command = load_run(folder)
+        study = dataclasses.replace(study, spec=run.spec)
+    else:
+        run = run_study(study.spec, workers=workers, progress=progress)
     spec = study.spec
-    run = run_study(spec, workers=workers, progress=progress)
     summaries = summarize(run)
     rng = np.random.default_rng(np.random.SeedSequence(spec.root_seed, spawn_key=(0,)))
     fits = fit_all(run, rng=rng, measures=study.measures)
-    folder = out / spec.name
     folder.mkdir(parents=True, exist_ok=True)
     plots = []
     hit_fits = [f for f in fits if f.measure != "tail_grad"]
     if hit_fits:
         plots.append(plot_scaling(hit_fits, summaries, folder / "scaling.png", title=spec.title))
     if study.floor_plot:
-        plots.append(plot_floor(summaries, folder / "floor.png", title=spec.title, group="beta"))
+        predicted: dict[str, list[tuple[float, float]]] = {}
+        for s in summaries:
+            p = _predicted_floor(spec, s)
+            if p is not None and s.beta != "admissible":
+                predicted.setdefault(s.beta, []).append((s.d, p))
+        plots.append(plot_floor(summaries, folder / "floor.png", title=spec.title, group="beta", predicted=predicted))
     if any("trace" in r for r in run.records):
         d_show = spec.dims[len(spec.dims) // 2]
         recs = run.records if study.trace_color == "d" else [r for r in run.records if r["d"] == d_show]
@@ -287,7 +344,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="zeroopt-study",
         description="Empirical studies of RGF against Nesterov–Spokoiny / Theorem 1 (Cheng et al. 2019).",
     )
-    p.add_argument("study", help="a study name, 'all', or 'list'")
+    p.add_argument("study", help="a study name, 'all', 'list', or 'index' (rewrite the results index)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results root (default {DEFAULT_OUT})")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all CPUs)")
     p.add_argument("--seeds", type=int, help="runs per cell")
@@ -301,6 +358,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cap", type=float, help="iteration cap as a fraction of 16(d+4)L1(f(x0)-f*)/δ²")
     p.add_argument("--root-seed", type=int, help="entropy of the study's SeedSequence")
     p.add_argument("--no-progress", action="store_true", help="no tqdm bars")
+    p.add_argument("--reanalyze", action="store_true",
+                   help="redo fits, plots and findings from the study's results.json instead of running it")
     return p
 
 
@@ -325,6 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, st in STUDIES.items():
             print(f"{name:22s} {st.summary}")
         return 0
+    if args.study == "index":
+        print(f"wrote {write_index(args.out)}")
+        return 0
     names = list(STUDIES) if args.study == "all" else [args.study]
     unknown = [n for n in names if n not in STUDIES]
     if unknown:
@@ -338,8 +400,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The command that reproduces this one study (so 'all' records one command per folder).
         command = "python -m theory.studies " + shlex.join([name, *rest])
         readme = run_named_study(study, out=args.out, command=command, workers=args.workers,
-                                 progress=not args.no_progress)
+                                 progress=not args.no_progress, reanalyze=args.reanalyze)
         print(f"{name}: wrote {readme}")
+        write_index(args.out)
     return 0
 
 
