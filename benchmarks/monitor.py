@@ -12,7 +12,11 @@ Attribution
 Two modes, chosen by the caller:
 
 * **owner mode** (``with monitor.owned_by(i): ...``): every sample is charged to input ``i``. Exact. The suite
-  uses it for every black-box attack, ours included: each attack call gets one input.
+  uses it for attacks that take one input per call: ours and ART's.
+* **positional mode** (``with monitor.by_position(): ...``): every call must hold exactly one sample per
+  registered input, in order, and sample ``k`` is charged to input ``k``. Exact for attacks that advance a
+  whole batch of inputs in lockstep, as foolbox's do (it keeps the batch together until the end); a call of
+  another size is refused with an error rather than guessed at.
 * **nearest mode** (no owner set): each sample is charged to the nearest original (L2) among the inputs
   registered for the call. Our attack mixes the probes of all inputs of a batch in the same model calls and
   gives an observer no other way to tell them apart, so geometry is all there is — and it is not exact: the
@@ -168,6 +172,7 @@ class QueryMonitor:
         self.ambiguity_margin = ambiguity_margin
         self.inputs: list[InputTrace] = []
         self.owner: int | None = None
+        self.positional = False
         self.model_calls = 0
         self.model_samples = 0
         self.model_time = 0.0
@@ -200,9 +205,19 @@ class QueryMonitor:
         ]
         self._x0_flat = x0.reshape(len(x0), -1)
         self.owner = None
+        self.positional = False
         self.model_calls = 0
         self.model_samples = 0
         self.model_time = 0.0
+
+    @contextmanager
+    def by_position(self) -> Iterator[QueryMonitor]:
+        """Inside the block, sample ``k`` of every call is charged to input ``k`` (positional mode)."""
+        previous, self.positional = self.positional, True
+        try:
+            yield self
+        finally:
+            self.positional = previous
 
     @contextmanager
     def owned_by(self, index: int) -> Iterator[QueryMonitor]:
@@ -262,6 +277,12 @@ class QueryMonitor:
         if self.owner is not None or len(self.inputs) == 1:
             owner = 0 if self.owner is None else self.owner
             return np.full(len(flat), owner, dtype=np.int64), np.zeros(len(flat), dtype=bool)
+        if self.positional:
+            if len(flat) != len(self.inputs):
+                raise ValueError(
+                    f"positional attribution needs one sample per input ({len(self.inputs)}), got {len(flat)}"
+                )
+            return np.arange(len(flat), dtype=np.int64), np.zeros(len(flat), dtype=bool)
         a = flat.astype(np.float64)
         b = self._x0_flat.astype(np.float64)
         sq = np.einsum("ij,ij->i", a, a)[:, None] - 2.0 * a @ b.T + np.einsum("ij,ij->i", b, b)[None, :]

@@ -106,11 +106,7 @@ def _run_chunk(exp: Experiment, attack: Attack, positions: list[int], budget: in
     error = ""
     with measure() as usage:
         try:
-            if monitor is not None and len(positions) == 1:
-                with monitor.owned_by(0):
-                    reported = attack.run(monitor, batch, budget, seed)
-            else:
-                reported = attack.run(monitor, batch, budget, seed)
+            reported = _call(attack, monitor, batch, budget, seed)
         except BudgetExhausted:  # an adapter let the monitor's stop through: the trace is still complete
             reported = None
         except Exception as exc:  # keep the monitor's (valid) record of what was queried before the failure
@@ -125,6 +121,19 @@ def _run_chunk(exp: Experiment, attack: Attack, positions: list[int], budget: in
         )
         for k in range(len(positions))
     ]
+
+
+def _call(attack: Attack, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
+    """Run the adapter with the monitor in the attribution mode it declares."""
+    if monitor is None or attack.attribution == "nearest" or attack.attribution == "none":
+        return attack.run(monitor, batch, budget, seed)
+    if attack.attribution == "positional":
+        with monitor.by_position():
+            return attack.run(monitor, batch, budget, seed)
+    if len(batch) != 1:
+        raise ValueError(f"{attack.name}: owner attribution needs one input per call, got {len(batch)}")
+    with monitor.owned_by(0):
+        return attack.run(monitor, batch, budget, seed)
 
 
 def _verify_claims(exp: Experiment, batch: Batch, reported: list[Reported]) -> list[dict[str, Any]]:

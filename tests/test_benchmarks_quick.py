@@ -132,6 +132,17 @@ def test_owner_mode_overrides_geometry() -> None:
             pass
 
 
+def test_positional_mode_charges_sample_k_to_input_k() -> None:
+    x0, y0 = originals(3)
+    mon = QueryMonitor(linear_labels, (0.0, 1.0))
+    mon.register(x0, y0)
+    with mon.by_position():
+        mon(x0[::-1])  # sample 0 is next to original 2, but is charged to input 0
+        with pytest.raises(ValueError, match="one sample per input"):
+            mon(x0[:2])
+    assert [t.count for t in mon.inputs] == [1, 1, 1]
+
+
 def test_raise_mode_answers_exactly_the_budget_and_never_calls_the_model_past_it() -> None:
     x0, y0 = originals(1)
     model = CountingLabels()
@@ -179,6 +190,24 @@ def test_array_codec_is_lossless() -> None:
     a = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
     np.testing.assert_array_equal(decode_array(encode_array(a)), a)
     assert decode_array(None) is None and encode_array(None) is None
+
+
+def test_table_statistics_from_traces() -> None:
+    from benchmarks.tables import cell, distances_at
+
+    recs = [
+        {"trace": {"q": [5, 20], "d": [3.0, 1.0]}, "budget": 30, "success": True, "distortion": 1.0},
+        {"trace": {"q": [40], "d": [2.0]}, "budget": 50, "success": True, "distortion": 2.0},
+        {"trace": None, "budget": 30, "success": True, "distortion": 0.5},  # white-box: one figure
+    ]
+    d = distances_at(recs, [10, 30, 50])
+    np.testing.assert_array_equal(d[0], [3.0, 1.0, np.nan])  # not run to 50
+    np.testing.assert_array_equal(d[1], [np.inf, np.inf, 2.0])
+    np.testing.assert_array_equal(d[2], [0.5, 0.5, 0.5])
+    c = cell(d[:2, 1])
+    assert c["n"] == 2 and c["success"] == 0.5 and c["mean"] == 1.0 and c["median"] is None  # median inf
+    assert cell(np.array([1.0, 2.0, np.inf]))["median"] == 2.0
+    assert cell(d[1:2, 0])["median"] is None and cell(np.array([np.nan]))["n"] == 0
 
 
 # --------------------------------------------------------------------- the runner, with a stand-in "ours"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.attacks.base import Batch, Family, Reported, one_hot, seed_everything
+from benchmarks.attacks.base import Attribution, Batch, Family, Reported, one_hot, seed_everything
 from benchmarks.monitor import BudgetExhausted, QueryMonitor
 
 
@@ -24,13 +24,14 @@ def _art_missing() -> str | None:
     return None
 
 
-def _classifier(monitor: QueryMonitor, batch: Batch) -> object:
+def _classifier(monitor: QueryMonitor, batch: Batch, n_classes: int | None = None) -> object:
     from art.estimators.classification import BlackBoxClassifier
 
+    k = n_classes or batch.n_classes
     return BlackBoxClassifier(
-        predict_fn=lambda x: one_hot(monitor(x), batch.n_classes),
+        predict_fn=lambda x: one_hot(monitor(x), k),
         input_shape=tuple(batch.x0.shape[1:]),
-        nb_classes=batch.n_classes,
+        nb_classes=k,
         clip_values=batch.bounds,
     )
 
@@ -42,6 +43,7 @@ class ArtHopSkipJump:
     name: str = "art-hsj"
     family: Family = "peer"
     group_size: int = 1
+    attribution: Attribution = "owner"
     hard_budget: bool = False
     batch_size: int = 100
 
@@ -75,11 +77,16 @@ class ArtHopSkipJump:
 
 @dataclass
 class ArtSignOPT:
-    """ART ``SignOPTAttack``, library defaults; its soft ``query_limit`` is set to the budget."""
+    """ART ``SignOPTAttack``, library defaults; its soft ``query_limit`` is set to the budget.
+
+    ART refuses binary classifiers for SignOPT ("not yet tested for binary classification"); a binary model is
+    presented to it with a third, never predicted, class. The hard-label answers are unchanged.
+    """
 
     name: str = "art-signopt"
     family: Family = "peer"
     group_size: int = 1
+    attribution: Attribution = "owner"
     hard_budget: bool = False
 
     def unavailable(self) -> str | None:
@@ -92,7 +99,7 @@ class ArtSignOPT:
         seed_everything(seed)
         targeted = batch.target is not None
         attack = SignOPTAttack(
-            _classifier(monitor, batch),
+            _classifier(monitor, batch, n_classes=max(3, batch.n_classes)),
             targeted=targeted,
             max_iter=budget,  # never the binding limit
             query_limit=budget,

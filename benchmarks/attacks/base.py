@@ -17,6 +17,7 @@ import torch
 from benchmarks.monitor import QueryMonitor
 
 Family = Literal["ours", "peer", "white-box"]
+Attribution = Literal["owner", "positional", "nearest", "none"]
 
 
 @dataclass
@@ -97,7 +98,10 @@ class Attack(Protocol):
     family : {"ours", "peer", "white-box"}
         Which side of the comparison it is on.
     group_size : int
-        How many inputs one ``run`` call attacks; 1 means the harness uses the monitor's exact owner mode.
+        How many inputs one ``run`` call attacks.
+    attribution : {"owner", "positional", "nearest", "none"}
+        How the monitor charges queries to inputs (see :mod:`benchmarks.monitor`): ``"owner"`` needs
+        ``group_size == 1``; ``"none"`` is for the white-box attack, which gets no monitor.
     hard_budget : bool
         Whether the attack enforces the query budget itself. If so, the monitor only records any overshoot
         (reported as a violation); if not, the monitor refuses queries past the budget, which stops the attack.
@@ -106,6 +110,7 @@ class Attack(Protocol):
     name: str
     family: Family
     group_size: int
+    attribution: Attribution
     hard_budget: bool
 
     def unavailable(self) -> str | None:

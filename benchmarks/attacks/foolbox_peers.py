@@ -3,7 +3,9 @@
 The black-box pair sees the model through a torch module whose forward pass asks the monitor for labels and
 answers one-hot scores, so foolbox gets hard labels only and every sample is a counted query (including its
 default initialisation attack, ``LinearSearchBlendedUniformNoiseAttack``). They have no query budget at all,
-so they run one input at a time in the monitor's owner mode and the monitor stops them at the budget.
+so the monitor stops them at the budget. foolbox advances a whole batch of inputs in lockstep (one sample
+per input per model call, in input order, until the end), so they run on groups of inputs, as foolbox is
+meant to be used, and the monitor attributes each call's samples by position, exactly.
 
 C&W L2 is the white-box reference: the floor no black-box attack should beat. It runs on the differentiable
 model with a binary search over its constant ``c`` (foolbox defaults: 9 search steps, initial c = 1e-3,
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from benchmarks.attacks.base import Batch, Family, Reported, one_hot, seed_everything
+from benchmarks.attacks.base import Attribution, Batch, Family, Reported, one_hot, seed_everything
 from benchmarks.monitor import BudgetExhausted, QueryMonitor
 
 
@@ -62,8 +64,8 @@ def _run_blackbox(attack: object, monitor: QueryMonitor, batch: Batch, seed: int
     try:
         x_adv = attack.run(model, torch.from_numpy(batch.x0), _criterion(batch), **kwargs)  # type: ignore[attr-defined]
     except BudgetExhausted:
-        return [Reported(note="stopped by the monitor at the budget")]
-    return [Reported(x_adv=x_adv[0].numpy(), note="finished within the budget")]
+        return [Reported(note="stopped by the monitor at the budget") for _ in range(len(batch))]
+    return [Reported(x_adv=x.numpy(), note="finished within the budget") for x in x_adv]
 
 
 @dataclass
@@ -72,7 +74,8 @@ class FoolboxBoundary:
 
     name: str = "fb-boundary"
     family: Family = "peer"
-    group_size: int = 1
+    group_size: int = 20
+    attribution: Attribution = "positional"
     hard_budget: bool = False
 
     def unavailable(self) -> str | None:
@@ -81,7 +84,7 @@ class FoolboxBoundary:
     def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
         import foolbox as fb
 
-        assert monitor is not None and len(batch) == 1
+        assert monitor is not None
         return _run_blackbox(fb.attacks.BoundaryAttack(steps=budget), monitor, batch, seed)
 
 
@@ -91,7 +94,8 @@ class FoolboxHopSkipJump:
 
     name: str = "fb-hsja"
     family: Family = "peer"
-    group_size: int = 1
+    group_size: int = 20
+    attribution: Attribution = "positional"
     hard_budget: bool = False
 
     def unavailable(self) -> str | None:
@@ -100,7 +104,7 @@ class FoolboxHopSkipJump:
     def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
         import foolbox as fb
 
-        assert monitor is not None and len(batch) == 1
+        assert monitor is not None
         return _run_blackbox(fb.attacks.HopSkipJumpAttack(steps=budget), monitor, batch, seed)
 
 
@@ -121,6 +125,7 @@ class CarliniWagnerL2:
     name: str = "cw-l2"
     family: Family = "white-box"
     group_size: int = 20
+    attribution: Attribution = "none"
     hard_budget: bool = True  # no queries at all
     steps: int = 1000
     binary_search_steps: int = 9

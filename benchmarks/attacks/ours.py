@@ -25,10 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.attacks.base import Batch, Family, Reported
+from benchmarks.attacks.base import Attribution, Batch, Family, Reported
 from benchmarks.monitor import QueryMonitor
 
 DEFAULT_IMPL = "applications.hardlabel:attack"
+
+# Options a solver cannot run without. rgf-fixed takes the theory step 1/(4(d+4)L1), which needs the
+# Lipschitz constant L1 of g's gradient; it is unknown for a real model. On the unit sphere of directions
+# g's gradient scales with g itself (an L2 distance of order 1 on MNIST), so L1 = 1 is the neutral order of
+# magnitude; override it with --ours-option rgf-fixed:lipschitz=VALUE.
+SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {"rgf-fixed": {"lipschitz": 1.0}}
 
 
 def resolve(spec: str) -> Callable[..., Any]:
@@ -61,7 +67,7 @@ class Ours:
     impl : str or callable
         ``module:function`` of the attack, or the function itself.
     options : dict
-        Extra keyword options passed through to the attack.
+        Extra keyword options passed through to the attack (on top of :data:`SOLVER_DEFAULTS`).
     """
 
     solver: str
@@ -70,6 +76,10 @@ class Ours:
     options: dict[str, Any] = field(default_factory=dict)
     family: Family = "ours"
     hard_budget: bool = True
+
+    @property
+    def attribution(self) -> Attribution:
+        return "owner" if self.group_size == 1 else "nearest"
 
     @property
     def name(self) -> str:
@@ -87,7 +97,7 @@ class Ours:
 
     def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
         assert monitor is not None
-        options = dict(self.options)
+        options = {**SOLVER_DEFAULTS.get(self.solver, {}), **self.options}
         if batch.target is not None:
             assert batch.starts is not None
             pool = batch.starts.reshape(-1, *batch.x0.shape[1:])

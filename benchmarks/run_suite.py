@@ -1,0 +1,372 @@
+"""Run the whole benchmark suite: ``python -m benchmarks.run_suite [--quick | --preset full] [options]``.
+
+Every attack — each of our solvers through ``applications.hardlabel.attack``, ART's HopSkipJump and SignOPT,
+foolbox's BoundaryAttack and HopSkipJumpAttack — queries the model through the same
+:class:`~benchmarks.monitor.QueryMonitor`, on the same inputs and budgets; white-box C&W L2 gives the floor.
+Each finished (experiment, attack, input) run is kept as JSON under ``<results>/<tag>/runs`` and skipped on a
+rerun, so an interrupted suite resumes. Every table is written as Markdown + JSON + plots, with the command
+that made it, and ``README.md`` in the tag folder indexes them.
+
+Examples
+--------
+``python -m benchmarks.run_suite --quick``
+    Everything on one or two inputs at small budgets (under two minutes): keeps the harness honest.
+``python -m benchmarks.run_suite``
+    The default preset, sized to about two hours on a 2-core CPU (``--plan`` prints the estimate).
+``python -m benchmarks.run_suite --preset full``
+    The issue's sizes (100 MNIST inputs for ours, 20 for peers, ...), about ten times longer.
+``python -m benchmarks.run_suite --parts mnist --attacks art-hsj,fb-hsja --peer-images 2 --max-budget 2000``
+    A slice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.metadata
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from benchmarks import plots, sizing, speed, tables
+from benchmarks.attacks.art_peers import ArtHopSkipJump, ArtSignOPT
+from benchmarks.attacks.base import Attack
+from benchmarks.attacks.foolbox_peers import CarliniWagnerL2, FoolboxBoundary, FoolboxHopSkipJump
+from benchmarks.attacks.ours import DEFAULT_IMPL, Ours, list_solvers
+from benchmarks.experiments import NAMES, Experiment, Plan, build
+from benchmarks.runner import run_attack
+from benchmarks.store import RunStore
+
+RESULTS = Path(__file__).resolve().parent / "results" / "suite"
+PARTS = {
+    "mnist": ("mnist-untargeted", "mnist-targeted"),
+    "cifar": ("cifar-untargeted", "cifar-targeted"),
+    "gbdt": ("gbdt-higgs", "gbdt-mnist"),
+}
+PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cw-l2")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks.run_suite", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="the quick preset (under two minutes)")
+    p.add_argument("--preset", choices=sorted(sizing.PRESETS), default=None, help="sizes (default: default)")
+    p.add_argument("--tag", default=None, help="results sub-folder (default: the preset name)")
+    p.add_argument("--results-dir", type=Path, default=RESULTS, help=f"(default {RESULTS})")
+    p.add_argument("--parts", default="mnist,cifar,gbdt,speed", help="comma list of mnist, cifar, gbdt, speed")
+    p.add_argument("--experiments", default=None, help=f"comma list among {', '.join(NAMES)} (overrides --parts)")
+    p.add_argument("--attacks", default=None, help=f"comma list among ours, ours-<solver>, {', '.join(PEERS)}")
+    p.add_argument("--solvers", default=None, help="our solvers (default: all of zeroopt.list_solvers())")
+    p.add_argument("--images", type=int, default=None, help="inputs per experiment for ours")
+    p.add_argument("--peer-images", type=int, default=None, help="inputs per experiment for peers")
+    p.add_argument("--long-images", type=int, default=None, help="inputs run to the long budget")
+    p.add_argument("--max-budget", type=int, default=None, help="drop budgets above this one")
+    p.add_argument("--batched-solvers", default="rgf", help="solvers timed batched over inputs ('none': skip)")
+    p.add_argument("--seed", type=int, default=0, help="the one seed every random choice derives from")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (1: best on a shared 2-core CPU)")
+    p.add_argument("--cw-steps", type=int, default=None, help="C&W steps per binary-search step")
+    p.add_argument("--ours-impl", default=DEFAULT_IMPL, help="our attack as module:function")
+    p.add_argument(
+        "--ours-option",
+        action="append",
+        default=[],
+        metavar="[SOLVER:]KEY=VALUE",
+        help="extra option of our attack (value as JSON), for every solver or only SOLVER",
+    )
+    p.add_argument("--retry-errors", action="store_true", help="rerun stored runs that ended in an error")
+    p.add_argument("--fresh", action="store_true", help="ignore stored runs of this tag (deletes them)")
+    p.add_argument("--plan", action="store_true", help="print the plan and time estimate, run nothing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    args = p.parse_args(argv)
+    if args.quick:
+        if args.preset not in (None, "quick"):
+            p.error("--quick conflicts with --preset")
+        args.preset = "quick"
+    args.preset = args.preset or "default"
+    args.tag = args.tag or args.preset
+    return args
+
+
+def _options(pairs: list[str], solver: str) -> dict[str, Any]:
+    """The ``--ours-option`` values that apply to ``solver``."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--ours-option needs [SOLVER:]KEY=VALUE, got {pair!r}")
+        scope, colon, key = key.rpartition(":")
+        if colon and scope != solver:
+            continue
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def experiment_names(args: argparse.Namespace) -> list[str]:
+    """Experiments selected by ``--experiments`` or ``--parts``."""
+    if args.experiments:
+        names = [n.strip() for n in args.experiments.split(",") if n.strip()]
+        bad = [n for n in names if n not in NAMES]
+        if bad:
+            raise SystemExit(f"unknown experiment(s) {bad}; choose from {', '.join(NAMES)}")
+        return names
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    bad = [p for p in parts if p not in (*PARTS, "speed")]
+    if bad:
+        raise SystemExit(f"unknown part(s) {bad}; choose from {', '.join([*PARTS, 'speed'])}")
+    return [n for p in parts if p in PARTS for n in PARTS[p]]
+
+
+def plan_for(args: argparse.Namespace, name: str) -> Plan:
+    """The preset's plan for an experiment, with the command-line overrides."""
+    return sizing.PRESETS[args.preset][name].scaled(
+        n_ours=args.images, n_peers=args.peer_images, n_long=args.long_images, max_budget=args.max_budget
+    )
+
+
+def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack], dict[str, str]]:
+    """The attacks to run on ``exp`` and, for those that cannot run, why."""
+    solvers = [s for s in (args.solvers.split(",") if args.solvers else list_solvers()) if s]
+    wanted = [a.strip() for a in args.attacks.split(",")] if args.attacks else ["ours", *PEERS]
+    candidates: list[Attack] = []
+    for w in wanted:
+        if w == "ours":
+            candidates += [Ours(s, impl=args.ours_impl, options=_options(args.ours_option, s)) for s in solvers]
+        elif w.startswith("ours-"):
+            s = w.removeprefix("ours-")
+            candidates.append(Ours(s, impl=args.ours_impl, options=_options(args.ours_option, s)))
+        elif w == "art-hsj":
+            candidates.append(ArtHopSkipJump())
+        elif w == "art-signopt":
+            candidates.append(ArtSignOPT())
+        elif w == "fb-boundary":
+            candidates.append(FoolboxBoundary())
+        elif w == "fb-hsja":
+            candidates.append(FoolboxHopSkipJump())
+        elif w == "cw-l2":
+            steps = args.cw_steps or sizing.CW_STEPS[args.preset]
+            candidates.append(CarliniWagnerL2(steps=steps))
+        else:
+            raise SystemExit(f"unknown attack {w!r}; choose from ours, ours-<solver>, {', '.join(PEERS)}")
+    ready: list[Attack] = []
+    unavailable: dict[str, str] = {}
+    if "ours" in wanted and not solvers:
+        unavailable["ours"] = "zeroopt.list_solvers() is not available"
+    for a in candidates:
+        why = a.unavailable()
+        if why is None and a.family == "white-box" and exp.torch_model is None:
+            why = "white-box C&W needs a differentiable model (not applicable to GBDT)"
+        if why is None and a.family == "peer" and a.group_size > 1:
+            a = dataclasses.replace(a, group_size=max(1, exp.plan.n_peers))  # type: ignore[type-var]
+        if why is None and a.family == "white-box":
+            a = dataclasses.replace(a, group_size=max(1, exp.plan.n_peers))  # type: ignore[type-var]
+        if why is None:
+            ready.append(a)
+        else:
+            unavailable[a.name] = why
+    return ready, unavailable
+
+
+def environment(args: argparse.Namespace) -> dict[str, Any]:
+    """What the numbers depend on: versions, threads, machine, load."""
+    versions = {"python": platform.python_version()}
+    for pkg in ("numpy", "torch", "lightgbm", "scikit-learn", "adversarial-robustness-toolbox", "foolbox"):
+        try:
+            versions[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            versions[pkg] = "not installed"
+    return {
+        "versions": versions,
+        "torch_threads": torch.get_num_threads(),
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        "seed": args.seed,
+        "preset": args.preset,
+    }
+
+
+def command_line(argv: list[str] | None) -> str:
+    """The exact command that was run."""
+    return "python -m benchmarks.run_suite " + " ".join(
+        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
+    )
+
+
+def _runs(store: RunStore, exp: Experiment, attacks: list[Attack]) -> dict[str, list[dict[str, Any]]]:
+    positions = {a.name: len(exp.jobs(a.family)) for a in attacks}
+    out = {}
+    for a in attacks:
+        recs = [r for r in store.records(exp.name, a.name) if r["position"] < positions[a.name]]
+        out[a.name] = sorted(recs, key=lambda r: r["position"])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the suite; returns a process exit code."""
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    command = command_line(argv)
+    names = experiment_names(args)
+    parts = {p.strip() for p in args.parts.split(",")}
+    root = args.results_dir / args.tag
+    if args.fresh and (root / "runs").exists() and not args.plan:
+        import shutil
+
+        shutil.rmtree(root / "runs")
+    store = RunStore(root)
+    env = environment(args)
+    context = {"command": command, "env": env}
+    started = time.perf_counter()
+    rounds = sizing.GBDT_ROUNDS[args.preset]
+
+    experiments: list[tuple[Experiment, list[Attack], dict[str, str]]] = []
+    total_estimate = 0.0
+    print(f"[suite] preset {args.preset}, tag {args.tag}, results in {root}", flush=True)
+    for name in names:
+        exp = build(name, plan_for(args, name), args.seed, gbdt_rounds=rounds)
+        attacks, unavailable = make_attacks(args, exp)
+        experiments.append((exp, attacks, unavailable))
+        est = sum(sizing.estimate_seconds(name, exp.plan, a.name, a.family, getattr(a, "steps", 1000)) for a in attacks)
+        total_estimate += est
+        p = exp.plan
+        print(
+            f"[suite] {name}: ours {p.n_ours} / peers {p.n_peers} inputs, budgets {list(p.columns())}, "
+            f"attacks {[a.name for a in attacks]}, est. {est / 60:.1f} min",
+            flush=True,
+        )
+        for a, why in unavailable.items():
+            print(f"[suite]   {a}: not run — {why}", flush=True)
+    batched = [] if args.batched_solvers == "none" else [s for s in args.batched_solvers.split(",") if s]
+    if "speed" in parts:
+        for exp, attacks, _ in experiments:
+            if any(a.family == "ours" for a in attacks):
+                total_estimate += sum(
+                    sizing.estimate_seconds(exp.name, dataclasses.replace(exp.plan, n_long=0), f"ours-{s}", "peer")
+                    for s in batched
+                )
+    print(f"[suite] estimated time: {total_estimate / 60:.0f} min (rates in benchmarks/sizing.py)", flush=True)
+    if args.plan:
+        return 0
+
+    errors: list[str] = []
+    index: list[str] = []
+    for exp, attacks, unavailable in experiments:
+        for attack in attacks:
+            summary = run_attack(
+                exp,
+                attack,
+                store,
+                suite_seed=args.seed,
+                context=context,
+                retry_errors=args.retry_errors,
+                progress=not args.no_progress,
+            )
+            errors += summary.errors
+            print(f"[suite] {exp.name} {attack.name}: ran {summary.ran}, kept {summary.skipped}", flush=True)
+        shown = [a for a in attacks if a.attribution != "nearest"]
+        runs = _runs(store, exp, shown)
+        curve = plots.plot_curves(exp, runs, root / f"{exp.stem}_curves.png")
+        examples = plots.plot_examples(exp, runs, root / f"{exp.stem}_examples.png")
+        data = tables.table_json(exp, runs, unavailable, command, env)
+        md, _ = tables.write_table(root, exp, data, [curve.name, examples.name])
+        index.append(f"- [{exp.title}]({md.name})")
+
+    if "speed" in parts and experiments:
+        index.append(f"- [Speed]({_speed(args, experiments, store, context, batched, root, errors).name})")
+
+    elapsed = time.perf_counter() - started
+    _write_index(root, command, env, index, elapsed, errors)
+    print(f"[suite] done in {elapsed / 60:.1f} min; index: {root / 'README.md'}", flush=True)
+    for e in errors:
+        print(f"[suite] error: {e}", flush=True)
+    return 0
+
+
+def _speed(
+    args: argparse.Namespace,
+    experiments: list[tuple[Experiment, list[Attack], dict[str, str]]],
+    store: RunStore,
+    context: dict[str, Any],
+    batched: list[str],
+    root: Path,
+    errors: list[str],
+) -> Path:
+    """Batched runs of our attack, model throughput, and the speed table."""
+    seconds = 0.2 if args.preset == "quick" else 2.0
+    models: dict[str, Any] = {}
+    blocks: dict[str, Any] = {}
+    for exp, attacks, _ in experiments:
+        key = {"mnist": "mnist_cw_bn (torch)", "cifar": "cifar10_resnet20 (torch)"}.get(
+            exp.name.split("-")[0], f"LightGBM {exp.name.removeprefix('gbdt-')}"
+        )
+        models.setdefault(key, (exp.label_fn, exp.x[: min(len(exp.x), 100)]))
+        group = max(1, exp.plan.n_peers)
+        extra: list[Attack] = []
+        if any(a.family == "ours" for a in attacks) and group > 1:
+            speed_exp = dataclasses.replace(exp, plan=dataclasses.replace(exp.plan, n_ours=group, n_long=0))
+            for s in batched:
+                ours = Ours(s, group_size=group, impl=args.ours_impl, options=_options(args.ours_option, s))
+                if ours.unavailable() is None:
+                    summary = run_attack(
+                        speed_exp, ours, store, suite_seed=args.seed, context=context, progress=not args.no_progress
+                    )
+                    errors += summary.errors
+                    extra.append(ours)
+        runs = _runs(store, exp, attacks + extra)
+        rows = speed.speed_rows(runs)
+        blocks[exp.name] = {"rows": rows, "ratios": speed.ratios(rows)}
+    forward = {k: {str(b): v for b, v in t.items()} for k, t in speed.model_throughput(models, seconds).items()}
+    data = {
+        "command": context["command"],
+        "notes": [
+            f"{context['env']['torch_threads']} torch thread(s), {context['env']['cpus']} CPUs; load average at the "
+            f"start {context['env']['load_average']} (other jobs on the machine slow every figure alike).",
+            "Queries are counted by the monitor; wall time includes the attack's own work and the monitor's "
+            "bookkeeping (one distance per query), the same for every attack.",
+            "Our attack is run one input per call for the tables (exact attribution, as for the peers). The "
+            "`ours-<solver>-x<G>` rows time it batched over G inputs (their probes share model calls), on the "
+            "first G inputs at the standard budget; their per-input attribution is approximate (nearest "
+            "original), so they appear here only.",
+            "foolbox attacks run batched over the peers' inputs (their design); ART's attack one input at a time.",
+        ],
+        "forward": forward,
+        "experiments": blocks,
+    }
+    return speed.write(root, data)
+
+
+def _write_index(
+    root: Path, command: str, env: dict[str, Any], index: list[str], elapsed: float, errors: list[str]
+) -> None:
+    lines = [
+        "# Benchmark suite results",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Finished in {elapsed / 60:.1f} min on {env['cpus']} CPUs with {env['torch_threads']} torch thread(s); "
+        f"load average at the start {env['load_average']}.",
+        "",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()),
+        "",
+        *index,
+        "",
+        "Per-run records (monitor trace, best point, timings, the attack's own claims): `runs/<experiment>/<attack>/`.",
+    ]
+    if errors:
+        lines += ["", "Errors:", *[f"- {e}" for e in errors]]
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "README.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

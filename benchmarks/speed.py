@@ -1,0 +1,122 @@
+"""The speed table: how fast each attack spends its queries, against the model's own forward throughput.
+
+Per experiment, attack and run budget (attacks are compared at equal budgets): queries per second (all
+queries the monitor counted / wall time), model calls per query, seconds per attacked input, the share of
+wall time spent inside the model, and peak memory (resident set, process-wide, sampled during the run; its
+excess over the size at the start of the run). Ratios put each of our attacks beside each peer at the same
+budget: queries/s ours / peer, and seconds per input peer / ours (above 1: ours is faster). The model's
+forward throughput at batch 1, 20 and 100 is the ceiling for any attack's queries/s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.targets import LabelFn, forward_throughput
+
+
+def speed_rows(runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One row per (attack, run budget) from stored runs."""
+    rows = []
+    for name, records in runs.items():
+        by_budget: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for r in records:
+            by_budget[int(r["budget"])].append(r)
+        for budget, recs in sorted(by_budget.items()):
+            wall = sum(r["time"]["wall"] for r in recs)
+            row: dict[str, Any] = {
+                "attack": name,
+                "family": recs[0]["family"],
+                "budget": budget,
+                "inputs": len(recs),
+                "group_size": recs[0]["time"]["group_size"],
+                "seconds_per_input": wall / len(recs),
+                "peak_extra_mb": max(r["time"]["peak_extra_mb"] for r in recs),
+                "peak_rss_mb": max(r["time"]["peak_rss_mb"] for r in recs),
+            }
+            if recs[0]["queries"] is not None:
+                queries = sum(r["queries"] for r in recs)
+                calls = sum(r["time"]["model_calls"] for r in recs)
+                model = sum(r["time"]["model"] for r in recs)
+                row.update(
+                    queries=queries,
+                    queries_per_second=queries / wall if wall > 0 else None,
+                    calls_per_query=calls / queries if queries else None,
+                    samples_per_call=queries / calls if calls else None,
+                    model_share=model / wall if wall > 0 else None,
+                )
+            rows.append(row)
+    return rows
+
+
+def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ours beside each peer at the same budget."""
+    out = []
+    for ours in (r for r in rows if r["family"] == "ours"):
+        for peer in (r for r in rows if r["family"] != "ours" and r["budget"] == ours["budget"]):
+            item = {
+                "ours": ours["attack"],
+                "peer": peer["attack"],
+                "budget": ours["budget"],
+                "time_speedup": peer["seconds_per_input"] / ours["seconds_per_input"],
+            }
+            if peer.get("queries_per_second") and ours.get("queries_per_second"):
+                item["qps_ratio"] = ours["queries_per_second"] / peer["queries_per_second"]
+            out.append(item)
+    return out
+
+
+def model_throughput(label_fns: dict[str, tuple[LabelFn, np.ndarray]], seconds: float) -> dict[str, dict[int, float]]:
+    """Forward (label) throughput of each model at batch 1, 20 and 100, in samples per second."""
+    return {name: forward_throughput(fn, pool, (1, 20, 100), seconds) for name, (fn, pool) in label_fns.items()}
+
+
+def _f(x: float | None, fmt: str = "{:.0f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+def render(data: dict[str, Any]) -> str:
+    """Markdown of the speed table."""
+    lines = ["# Speed: every attack through the same monitor, at equal budgets", ""]
+    lines += [f"Command: `{data['command']}`", ""] + [f"- {n}" for n in data["notes"]]
+    lines += ["", "## Model forward throughput (samples/s): the ceiling", ""]
+    lines += ["| model | batch 1 | batch 20 | batch 100 |", "|---|---|---|---|"]
+    for name, t in data["forward"].items():
+        lines.append(f"| {name} | " + " | ".join(_f(t.get(b, t.get(str(b)))) for b in (1, 20, 100)) + " |")
+    for exp, block in data["experiments"].items():
+        lines += ["", f"## {exp}", ""]
+        lines += [
+            "| attack | budget | inputs | group | queries/s | calls/query | samples/call | s/input | in model "
+            "| peak MiB (+extra) |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in block["rows"]:
+            lines.append(
+                f"| {r['attack']} | {r['budget']} | {r['inputs']} | {r['group_size']} | "
+                f"{_f(r.get('queries_per_second'))} | {_f(r.get('calls_per_query'), '{:.3f}')} | "
+                f"{_f(r.get('samples_per_call'), '{:.1f}')} | {r['seconds_per_input']:.1f} | "
+                f"{_f(r.get('model_share'), '{:.0%}')} | {r['peak_rss_mb']:.0f} (+{r['peak_extra_mb']:.0f}) |"
+            )
+        if block["ratios"]:
+            lines += ["", "| ours | peer | budget | time speed-up (peer s / ours s) | queries/s ours / peer |"]
+            lines += ["|---|---|---|---|---|"]
+            for q in block["ratios"]:
+                lines.append(
+                    f"| {q['ours']} | {q['peer']} | {q['budget']} | {q['time_speedup']:.2f} | "
+                    f"{_f(q.get('qps_ratio'), '{:.2f}')} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def write(out_dir: Path, data: dict[str, Any]) -> Path:
+    """Write ``speed.json`` and ``speed.md``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "speed.json").write_text(json.dumps(data, indent=1))
+    path = out_dir / "speed.md"
+    path.write_text(render(data))
+    return path
