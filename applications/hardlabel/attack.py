@@ -34,6 +34,7 @@ REFERENCE_STEP = 0.2  # reference code's initial line-search step for unit-norm 
 REFERENCE_STEP_RESET = 1.0  # ... and the step it restarts from after a stall
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
+MODEL_BATCH = 1024  # largest chunk sent to the model at once: bounds peak memory, whatever N·q is
 VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
 VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001 and 1.003
 
@@ -115,6 +116,7 @@ def attack(
     local_ratio: float = PAPER_LOCAL_RATIO,
     max_iter: int | None = None,
     verify: int = VERIFY_QUERIES,
+    batch_size: int | None = MODEL_BATCH,
     progress: bool = False,
     **solver_options: Any,
 ) -> AttackResult:
@@ -165,6 +167,9 @@ def attack(
         sits within ε of the boundary, where a different batch composition or a GPU's reduced-precision
         arithmetic can flip its label; the re-check makes the returned point robustly adversarial at a cost
         of at most 0.3% distortion. Skipped when the budget is below 4 × verify; 0 disables it.
+    batch_size
+        Largest number of samples sent to the model in one call (a larger round is split), which bounds
+        peak memory; ``None`` sends each round whole. Ignored when ``model`` is already a ``LabelModel``.
     progress
         Show a progress bar (queries spent out of the total budget).
     **solver_options
@@ -205,7 +210,13 @@ def attack(
             "inputs to the model's domain or pass bounds=(lower, upper)"
         )
     n, shape = x.shape[0], x.shape[1:]
-    label_model: LabelModel = model if isinstance(model, LabelModel) else as_label_model(model, n_classes=n_classes)
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
+                                   or batch_size <= 0):
+        raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+    label_model: LabelModel = (
+        model if isinstance(model, LabelModel) else as_label_model(model, n_classes=n_classes, batch_size=batch_size)
+    )
+    calls_before = label_model.calls
     k = n_classes if n_classes is not None else label_model.n_classes
     y = _labels(y0, n, "y0", k)
     tgt = None if target is None else _labels(target, n, "target", k)
@@ -259,7 +270,8 @@ def attack(
     for i, r in zip(owners, results, strict=True):
         solver_results[i] = r
     return AttackResult.from_images(
-        images, shape, solver_results, group.model_calls, time.perf_counter() - started, group.model_seconds,
+        images, shape, solver_results, label_model.calls - calls_before, time.perf_counter() - started,
+        group.model_seconds,
         verified,
     )
 
