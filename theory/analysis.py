@@ -135,25 +135,32 @@ class Fit:
         }
 
 
-def _regressor(axis: Axis, measure: str) -> tuple[str, Any]:
+def _regressor(axis: Axis, measure: str, offset: float | None) -> tuple[str, Any]:
     if axis == "delta":
         return "1/δ", lambda v: 1.0 / v
-    if measure == "tail_grad":
-        return "d", lambda v: float(v)
-    return "d+4", lambda v: v + 4.0
+    if offset is None:
+        offset = 0.0 if measure == "tail_grad" else 4.0  # hits follow d+4 (NS), floors follow d
+    return ("d" if offset == 0 else f"d+{offset:g}"), lambda v: v + offset
 
 
 def fit_along(
-    run: StudyRun, axis: Axis, measure: str, *, rng: np.random.Generator, n_boot: int = 2000
+    run: StudyRun,
+    axis: Axis,
+    measure: str,
+    *,
+    rng: np.random.Generator,
+    n_boot: int = 2000,
+    offset: float | None = None,
 ) -> list[Fit]:
     """Slopes of ``measure`` along ``axis`` (log–log, bootstrap CI), one per setting of the other axes.
 
-    Settings with fewer than two uncensored medians along the axis are skipped (their runs stalled).
+    Along d the regressor is ``d + offset`` (default: ``d+4`` for hit counts, ``d`` for floors). Settings
+    with fewer than two uncensored medians along the axis are skipped (their runs stalled).
     """
     groups = _groups(run)
     pos = _KEY.index(axis)
     others = sorted({k[:pos] + k[pos + 1:] for k in groups}, key=str)
-    name, transform = _regressor(axis, measure)
+    name, transform = _regressor(axis, measure, offset)
     fits = []
     for rest in others:
         keys = sorted((k for k in groups if k[:pos] + k[pos + 1:] == rest), key=lambda k: k[pos])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,11 @@ def plot_scaling(fits: Sequence[Fit], summaries: Sequence[CellSummary], path: Pa
             x, med = np.array(f.fit.x), np.array(f.fit.medians)
             lo, hi = _quartiles(f, summaries)
             ok = np.isfinite(med)
-            err = np.vstack([med - lo, np.where(np.isfinite(hi), hi, med) - med])[:, ok]
+            # Censored quartiles are +inf: draw no bar on that side rather than an infinite one.
+            lo = np.where(np.isfinite(lo) & ok, lo, med)
+            hi = np.where(np.isfinite(hi) & ok, hi, med)
+            with np.errstate(invalid="ignore"):
+                err = np.vstack([med - lo, hi - med])[:, ok]
             ax.errorbar(x[ok], med[ok], yerr=err, fmt="o", color=color, capsize=3,
                         label=f"{_short(f, varying)}slope {f.fit.slope:.2f} [{f.fit.ci_low:.2f}, {f.fit.ci_high:.2f}]")
             xl = np.geomspace(x[ok].min(), x[ok].max(), 50)
@@ -58,7 +63,7 @@ def plot_scaling(fits: Sequence[Fit], summaries: Sequence[CellSummary], path: Pa
         ax.set_title(_TITLES.get(measure, measure), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(textwrap.fill(title, 110), fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -92,7 +97,8 @@ def _matches(s: CellSummary, f: Fit, x: float) -> bool:
             return False
     if f.axis == "delta":
         return math.isclose(1.0 / s.delta, x)
-    return math.isclose(s.d + (0.0 if f.regressor == "d" else 4.0), x)
+    offset = 0.0 if f.regressor == "d" else float(f.regressor.removeprefix("d+"))
+    return math.isclose(s.d + offset, x)
 
 
 def plot_floor(
@@ -118,7 +124,7 @@ def plot_floor(
     ax.set_ylabel("median ‖∇f‖ over the last quarter of the run")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(textwrap.fill(title, 70), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -150,7 +156,7 @@ def plot_traces(
         ax.set_ylabel(name)
         ax.grid(True, which="both", alpha=0.3)
     ax_g.legend(fontsize=7, ncol=2)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(textwrap.fill(title, 110), fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -102,9 +102,16 @@ def write_report(report: Report, out_dir: Path) -> Path:
         report.command,
         "```",
         "",
-        f"{spec['seeds']} seeds per cell from `SeedSequence({spec['root_seed']})`; solver `{spec['solver']}`, "
-        f"problem family `{spec['family']}` {spec['family_options'] or ''}, oracle noise `{spec['noise']}`, "
-        f"cap {spec['cap']:g} × 16(d+4)L₁(f(x0)−f*)/δ² iterations; {report.workers} worker process(es), "
+        f"{spec['seeds']} seeds per cell from `SeedSequence({spec['root_seed']})`; solver `{spec['solver']}`"
+        + (f" with {spec['solver_options']}" if spec["solver_options"] else "")
+        + f", problem family `{spec['family']}`"
+        + (f" with {spec['family_options']}" if spec["family_options"] else "")
+        + (f", oracle error `{spec['noise']}`" if any(e > 0 for e in spec["eps_factors"]) else ", exact oracle")
+        + (
+            f"; each run stops once its {' and '.join(spec.get('criteria', ['iterate', 'average']))} hit(s) are in"
+            if spec["stop_at_hit"] else "; every run goes on to its cap"
+        )
+        + f"; cap {spec['cap']:g} × 16(d+4)L₁(f(x0)−f*)/δ² iterations; {report.workers} worker process(es), "
         f"{report.wall_s:.0f} s wall.",
         "",
     ]
