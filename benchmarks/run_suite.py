@@ -260,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
     errors: list[str] = []
     index: list[str] = []
+    counts = {"ran": 0, "kept": 0}
     for exp, attacks, unavailable in experiments:
         for attack in attacks:
             summary = run_attack(
@@ -272,20 +273,24 @@ def main(argv: list[str] | None = None) -> int:
                 progress=not args.no_progress,
             )
             errors += summary.errors
+            counts["ran"] += summary.ran
+            counts["kept"] += summary.skipped
             print(f"[suite] {exp.name} {attack.name}: ran {summary.ran}, kept {summary.skipped}", flush=True)
         shown = [a for a in attacks if a.attribution != "nearest"]
         runs = _runs(store, exp, shown)
         curve = plots.plot_curves(exp, runs, root / f"{exp.stem}_curves.png")
         examples = plots.plot_examples(exp, runs, root / f"{exp.stem}_examples.png")
         data = tables.table_json(exp, runs, unavailable, command, env)
-        md, _ = tables.write_table(root, exp, data, [curve.name, examples.name])
-        index.append(f"- [{exp.title}]({md.name})")
+        tables.write_table(root, exp, data, [curve.name, examples.name])
 
     if "speed" in parts and experiments:
-        index.append(f"- [Speed]({_speed(args, experiments, store, context, batched, root, errors).name})")
+        _speed(args, experiments, store, context, batched, root, errors)
+    for md in sorted(root.glob("*.md")):
+        if md.name != "README.md":
+            index.append(f"- [{md.read_text().splitlines()[0].lstrip('# ')}]({md.name})")
 
     elapsed = time.perf_counter() - started
-    _write_index(root, command, env, index, elapsed, errors)
+    _write_index(root, command, env, index, elapsed, errors, counts)
     print(f"[suite] done in {elapsed / 60:.1f} min; index: {root / 'README.md'}", flush=True)
     for e in errors:
         print(f"[suite] error: {e}", flush=True)
@@ -346,15 +351,23 @@ def _speed(
 
 
 def _write_index(
-    root: Path, command: str, env: dict[str, Any], index: list[str], elapsed: float, errors: list[str]
+    root: Path,
+    command: str,
+    env: dict[str, Any],
+    index: list[str],
+    elapsed: float,
+    errors: list[str],
+    counts: dict[str, int],
 ) -> None:
     lines = [
         "# Benchmark suite results",
         "",
         f"Command: `{command}`",
         "",
-        f"Finished in {elapsed / 60:.1f} min on {env['cpus']} CPUs with {env['torch_threads']} torch thread(s); "
-        f"load average at the start {env['load_average']}.",
+        f"This invocation ran {counts['ran']} attack runs and reused {counts['kept']} stored ones in "
+        f"{elapsed / 60:.1f} min on {env['cpus']} CPUs with {env['torch_threads']} torch thread(s); load average "
+        f"at the start {env['load_average']} (other jobs shared the machine when it is above the CPU count). "
+        "Each run's own command and timing are in its record.",
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()),
         "",

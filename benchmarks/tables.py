@@ -201,8 +201,20 @@ def render_markdown(data: dict[str, Any], plot_names: list[str]) -> str:
         if row.get("errors"):
             name += f" † {row['errors']} run(s) ended in an error: only what they queried before it counts"
         lines.append(f"| {name} | {row['inputs']} | " + " | ".join(cells) + " |")
-    lines.append("")
     ref = data.get("reference") or {}
+    paper = ref.get("paper", {})
+    if "queries" in paper and "l2" in paper:
+        at = dict(zip(paper["queries"], paper["l2"], strict=True))
+        if any(b in at for b in cols):
+            lines.append(
+                "| paper Table 3 (OPT, average L2 at these average query counts) | |"
+                + "".join(f" {at[b]:.4f} |" if b in at else " |" for b in cols)
+            )
+        missing = [f"{v} @ {q:,}" for q, v in at.items() if q not in cols]
+        if missing:
+            lines.append("")
+            lines.append(f"Paper Table 3 figures outside these columns: {'; '.join(missing)}.")
+    lines.append("")
     if "anchors_median" in ref:
         lines += ["Reference medians (ANCHORS section 2, the Sign-OPT authors' logs, their own models and images):", ""]
         lines += ["| attack | " + " | ".join(_budget_label(int(b)) for b in ref["anchors_budgets"]) + " |"]
@@ -210,7 +222,7 @@ def render_markdown(data: dict[str, Any], plot_names: list[str]) -> str:
         for name, vals in ref["anchors_median"].items():
             lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in vals) + " |")
         lines.append("")
-    if "paper" in ref:
+    if "paper" in ref and "l2" not in ref["paper"]:
         p = ref["paper"]
         lines += ["Paper (Cheng et al. 2019):", ""]
         for k, v in p.items():
