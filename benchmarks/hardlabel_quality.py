@@ -54,6 +54,10 @@ def git_commit() -> str:
         return "unknown"
 
 
+# The commit of the code this process loaded: read once, since HEAD may move while a long run goes on.
+COMMIT = git_commit()
+
+
 def pick_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """First n correctly classified test images in a seeded permutation of the 10k test set."""
     x, y = load_mnist_test()
@@ -94,7 +98,7 @@ def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bo
         "image_ids": ids.tolist(), "queries": res.queries.tolist(), "success": res.success.tolist(),
         "distortion": res.distortion.tolist(), "trace": [t.tolist() for t in res.trace],
         "model_calls": res.model_calls, "wall_time": time.perf_counter() - t0, "model_time": res.model_time,
-        "torch_threads": torch.get_num_threads(), "commit": git_commit(),
+        "torch_threads": torch.get_num_threads(), "commit": COMMIT,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record))
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     OUT = args.out
     ids, _, _ = pick_images(max(args.images, args.converge_images, args.targeted_images), args.seed)
     summary: dict = {"command": "python -m benchmarks.hardlabel_quality " + " ".join(argv or sys.argv[1:]),
-                     "bars": BARS, "results": {}, "commit": git_commit(), "torch_threads": args.threads,
+                     "bars": BARS, "results": {}, "commit": COMMIT, "torch_threads": args.threads,
                      "date": time.strftime("%Y-%m-%d"),
                      "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"}
     experiments = []
