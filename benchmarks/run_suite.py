@@ -81,7 +81,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="extra option of our attack (value as JSON), for every solver or only SOLVER",
     )
     p.add_argument("--retry-errors", action="store_true", help="rerun stored runs that ended in an error")
-    p.add_argument("--fresh", action="store_true", help="ignore stored runs of this tag (deletes them)")
+    p.add_argument("--fresh", action="store_true", help="delete this tag's stored runs and history first")
     p.add_argument("--plan", action="store_true", help="print the plan and time estimate, run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
@@ -219,10 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     names = experiment_names(args)
     parts = {p.strip() for p in args.parts.split(",")}
     root = args.results_dir / args.tag
-    if args.fresh and (root / "runs").exists() and not args.plan:
+    if args.fresh and not args.plan:
         import shutil
 
-        shutil.rmtree(root / "runs")
+        shutil.rmtree(root / "runs", ignore_errors=True)
+        (root / "history.jsonl").unlink(missing_ok=True)
     store = RunStore(root)
     env = environment(args)
     context = {"command": command, "env": env}
@@ -329,7 +330,7 @@ def _speed(
                     extra.append(ours)
         runs = _runs(store, exp, attacks + extra)
         rows = speed.speed_rows(runs)
-        blocks[exp.name] = {"rows": rows, "ratios": speed.ratios(rows)}
+        blocks[exp.name] = {"model": key, "rows": rows, "ratios": speed.ratios(rows)}
     forward = {k: {str(b): v for b, v in t.items()} for k, t in speed.model_throughput(models, seconds).items()}
     data = {
         "command": context["command"],
@@ -359,25 +360,46 @@ def _write_index(
     errors: list[str],
     counts: dict[str, int],
 ) -> None:
+    """Append this invocation to ``history.jsonl`` and write ``README.md`` (tables + every invocation)."""
+    root.mkdir(parents=True, exist_ok=True)
+    entry = {
+        "command": command,
+        "ran": counts["ran"],
+        "reused": counts["kept"],
+        "minutes": round(elapsed / 60, 2),
+        "load_average": env["load_average"],
+        "torch_threads": env["torch_threads"],
+        "errors": len(errors),
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
+    with open(root / "history.jsonl", "a") as fh:
+        fh.write(json.dumps(entry) + "\n")
+    history = [json.loads(line) for line in (root / "history.jsonl").read_text().splitlines() if line.strip()]
     lines = [
         "# Benchmark suite results",
         "",
-        f"Command: `{command}`",
+        f"Latest command: `{command}`",
         "",
-        f"This invocation ran {counts['ran']} attack runs and reused {counts['kept']} stored ones in "
-        f"{elapsed / 60:.1f} min on {env['cpus']} CPUs with {env['torch_threads']} torch thread(s); load average "
-        f"at the start {env['load_average']} (other jobs shared the machine when it is above the CPU count). "
-        "Each run's own command and timing are in its record.",
-        "",
-        "Versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()),
+        f"Machine: {env['cpus']} CPUs, {env['machine']}; versions: "
+        + ", ".join(f"{k} {v}" for k, v in env["versions"].items()),
         "",
         *index,
         "",
-        "Per-run records (monitor trace, best point, timings, the attack's own claims): `runs/<experiment>/<attack>/`.",
+        "Invocations (a load average above the CPU count means other jobs shared the machine):",
+        "",
+        "| finished | command | runs made | reused | minutes | threads | load average at start | errors |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    for h in history:
+        load = ", ".join(f"{x:.1f}" for x in h["load_average"]) if h["load_average"] else "?"
+        lines.append(
+            f"| {h['finished']} | `{h['command']}` | {h['ran']} | {h['reused']} | {h['minutes']} | "
+            f"{h['torch_threads']} | {load} | {h['errors']} |"
+        )
+    lines += ["", "Per-run records (monitor trace, best point, timings, the attack's own claims and settings):"]
+    lines += ["`runs/<experiment>/<attack>/<input>.json`."]
     if errors:
-        lines += ["", "Errors:", *[f"- {e}" for e in errors]]
-    root.mkdir(parents=True, exist_ok=True)
+        lines += ["", "Errors in the latest invocation:", *[f"- {e}" for e in errors]]
     (root / "README.md").write_text("\n".join(lines) + "\n")
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from benchmarks.attacks.base import Attack, Batch, Reported
+from benchmarks.attacks.base import Attack, Batch, Reported, describe
 from benchmarks.experiments import Experiment, Job
 from benchmarks.monitor import BudgetExhausted, InputTrace, QueryMonitor
 from benchmarks.resources import Usage, measure
@@ -186,6 +186,7 @@ def make_record(
         "target": None if exp.target is None else int(exp.target[position]),
         "budget": budget,
         "seed": seed,
+        "config": describe(attack),
         "attack_queries": reported.queries,
         "claim": claim,
         "note": reported.note,

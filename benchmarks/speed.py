@@ -113,10 +113,44 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plot(data: dict[str, Any], path: Path) -> Path:
+    """Queries/s of every black-box attack per experiment, beside the model's batch-1 and batch-100 ceiling."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    blocks = data["experiments"]
+    ncols = min(3, len(blocks))
+    nrows = -(-len(blocks) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.8 * ncols, 3.8 * nrows), squeeze=False)
+    for ax in axes.ravel()[len(blocks) :]:
+        ax.axis("off")
+    for ax, (exp, block) in zip(axes.ravel(), blocks.items(), strict=False):
+        rows = [r for r in block["rows"] if r.get("queries_per_second")]
+        labels = [f"{r['attack']} @{r['budget']}" for r in rows]
+        colors = ["tab:blue" if r["family"] == "ours" else "tab:orange" for r in rows]
+        ax.barh(range(len(rows)), [r["queries_per_second"] for r in rows], color=colors)
+        ax.set_yticks(range(len(rows)), labels, fontsize=6)
+        ceiling = data["forward"].get(block.get("model", ""), {})
+        for b, style in (("1", ":"), ("100", "--")):
+            if b in ceiling:
+                ax.axvline(ceiling[b], color="k", linestyle=style, linewidth=1, label=f"model, batch {b}")
+        ax.set_xscale("log")
+        ax.set_xlabel("queries / s")
+        ax.set_title(exp, fontsize=9)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write(out_dir: Path, data: dict[str, Any]) -> Path:
-    """Write ``speed.json`` and ``speed.md``."""
+    """Write ``speed.json``, ``speed.png`` and ``speed.md``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "speed.json").write_text(json.dumps(data, indent=1))
+    figure = plot(data, out_dir / "speed.png")
     path = out_dir / "speed.md"
-    path.write_text(render(data))
+    path.write_text(render(data) + f"\n![{figure.name}]({figure.name})\n")
     return path

@@ -72,7 +72,7 @@ class RunStore:
         path = self.path(record["experiment"], record["attack"], int(record["image"]))
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"schema": SCHEMA, **record}, indent=1))
+        tmp.write_text(json.dumps({"schema": SCHEMA, **record}, indent=1, default=str))
         os.replace(tmp, path)
         return path
 

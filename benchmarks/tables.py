@@ -161,6 +161,7 @@ def table_json(
             for r in rows
         ],
         "checks": checks(runs),
+        "configs": {name: recs[0].get("config") for name, recs in runs.items() if recs},
         "unavailable": unavailable,
         "reference": exp.reference,
         "facts": exp.facts,
@@ -236,6 +237,11 @@ def render_markdown(data: dict[str, Any], plot_names: list[str]) -> str:
         ]
         for name, t in data["trivial_flips"].items():
             lines.append(f"- {name}: {t['below_1e-3']} of {t['of']}; mean without them {_fmt(t['mean_without'])}")
+        lines.append("")
+    configs = {k: v for k, v in data.get("configs", {}).items() if v and v.get("options")}
+    if configs:
+        lines += ["Options passed to our attack (besides the harness's target pool):", ""]
+        lines += [f"- {k}: `{json.dumps(v['options'])}`" for k, v in configs.items()]
         lines.append("")
     lines += ["Checks (the monitor against each attack's own claims):", ""]
     for name, c in data["checks"].items():

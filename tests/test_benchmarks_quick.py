@@ -355,3 +355,16 @@ def test_foolbox_boundary_is_stopped_by_the_monitor_at_the_budget() -> None:
         out = FoolboxBoundary().run(mon, batch, 120, seed=0)
     assert out[0].x_adv is None and mon.inputs[0].count == 120
     assert np.isfinite(mon.inputs[0].best)
+
+
+def test_a_missing_peer_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import run_suite
+    from benchmarks.attacks import foolbox_peers
+
+    monkeypatch.setattr(foolbox_peers, "_foolbox_missing", lambda: "foolbox is not installed (test)")
+    args = run_suite.parse_args(["--quick", "--attacks", "fb-boundary,fb-hsja,cw-l2,ours-standin"])
+    exp = toy_experiment(2, 10)
+    ready, unavailable = run_suite.make_attacks(args, exp)
+    assert [a.name for a in ready] == ["ours-standin"]
+    assert set(unavailable) == {"fb-boundary", "fb-hsja", "cw-l2"}
+    assert all("not installed" in why for why in unavailable.values())

@@ -8,8 +8,9 @@ from the monitor, and keeps what the adapter reports only as the attack's own cl
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import torch
@@ -132,4 +133,16 @@ def one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
     """Float32 one-hot rows: how a hard-label model answers a library that expects scores."""
     out = np.zeros((len(labels), n_classes), dtype=np.float32)
     out[np.arange(len(labels)), labels] = 1.0
+    return out
+
+
+def describe(attack: Attack) -> dict[str, Any]:
+    """The adapter's settings as plain data (recorded with every run)."""
+    out: dict[str, Any] = {"name": attack.name}
+    if dataclasses.is_dataclass(attack):
+        for f in dataclasses.fields(attack):
+            value = getattr(attack, f.name)
+            if callable(value):
+                value = f"{getattr(value, '__module__', '?')}:{getattr(value, '__qualname__', repr(value))}"
+            out[f.name] = value
     return out

@@ -67,7 +67,7 @@ class Ours:
     impl : str or callable
         ``module:function`` of the attack, or the function itself.
     options : dict
-        Extra keyword options passed through to the attack (on top of :data:`SOLVER_DEFAULTS`).
+        Extra keyword options passed through to the attack; :data:`SOLVER_DEFAULTS` fills in what is missing.
     """
 
     solver: str
@@ -76,6 +76,9 @@ class Ours:
     options: dict[str, Any] = field(default_factory=dict)
     family: Family = "ours"
     hard_budget: bool = True
+
+    def __post_init__(self) -> None:
+        self.options = {**SOLVER_DEFAULTS.get(self.solver, {}), **self.options}
 
     @property
     def attribution(self) -> Attribution:
@@ -97,7 +100,7 @@ class Ours:
 
     def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
         assert monitor is not None
-        options = {**SOLVER_DEFAULTS.get(self.solver, {}), **self.options}
+        options = dict(self.options)
         if batch.target is not None:
             assert batch.starts is not None
             pool = batch.starts.reshape(-1, *batch.x0.shape[1:])
