@@ -17,9 +17,10 @@ import numpy as np
 import torch
 
 from applications import datasets, models
+from applications.hardlabel import as_label_model
 from benchmarks import gbdt
 from benchmarks.attacks.base import Batch, Family
-from benchmarks.targets import LabelFn, booster_label_fn, torch_label_fn
+from benchmarks.monitor import LabelFn
 
 NAMES = ("mnist-untargeted", "mnist-targeted", "cifar-untargeted", "cifar-targeted", "gbdt-higgs", "gbdt-mnist")
 START_POOL = 100  # target-class examples offered to targeted attacks (the reference code draws 100)
@@ -245,7 +246,7 @@ def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100) -> Experimen
     targeted = name.endswith("-targeted")
     x, y = _mnist() if which == "mnist" else _cifar()
     model = _torch_model(which)
-    label_fn = torch_label_fn(model)
+    label_fn = as_label_model(model, n_classes=10)  # the project's hard-label adapter, the same for every attack
     index, starts = select(x, y, label_fn, np.arange(len(x)), n_select, rng, targeted, 10)
     kind = "targeted, target = (y0 + 1) mod 10" if targeted else "untargeted"
     number = 2 if targeted else 1  # as in the paper: Table 1 untargeted, Table 2 targeted
@@ -332,8 +333,7 @@ PAPER_GBDT = {
 def _build_gbdt(name: str, plan: Plan, seed: int, rounds: int, n_select: int, rng: np.random.Generator) -> Experiment:
     which = name.split("-")[1]
     booster, x, y, bounds = gbdt_model(which, seed, rounds)
-    n_features = int(np.prod(x.shape[1:]))
-    label_fn = booster_label_fn(booster, n_features)
+    label_fn = as_label_model(booster)
     n_classes = 2 if which == "higgs" else 10
     index, _ = select(x, y, label_fn, np.arange(len(x)), n_select, rng, False, n_classes)
     near, total = gbdt.zero_thresholds(booster)

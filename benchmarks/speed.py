@@ -11,13 +11,14 @@ forward throughput at batch 1, 20 and 100 is the ceiling for any attack's querie
 from __future__ import annotations
 
 import json
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.targets import LabelFn, forward_throughput
+from benchmarks.monitor import LabelFn
 
 
 def speed_rows(runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -68,6 +69,36 @@ def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if peer.get("queries_per_second") and ours.get("queries_per_second"):
                 item["qps_ratio"] = ours["queries_per_second"] / peer["queries_per_second"]
             out.append(item)
+    return out
+
+
+def forward_throughput(
+    label_fn: LabelFn, pool: np.ndarray, batch_sizes: tuple[int, ...] = (1, 20, 100), seconds: float = 1.0
+) -> dict[int, float]:
+    """Samples per second of ``label_fn`` at each batch size: the ceiling for any attack's queries/s.
+
+    Parameters
+    ----------
+    label_fn : callable
+        The model's label function.
+    pool : numpy.ndarray
+        Inputs to cycle through (at least one).
+    batch_sizes : tuple of int
+        Batch sizes to time.
+    seconds : float
+        Minimum timing duration per batch size (after one warm-up call).
+    """
+    out: dict[int, float] = {}
+    for b in batch_sizes:
+        reps = -(-b // len(pool))
+        batch = np.ascontiguousarray(np.concatenate([pool] * reps)[:b], dtype=np.float32)
+        label_fn(batch)
+        n = 0
+        start = time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            label_fn(batch)
+            n += b
+        out[b] = n / elapsed
     return out
 
 
