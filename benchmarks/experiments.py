@@ -73,13 +73,11 @@ class Plan:
             n_peers=self.n_peers if n_peers is None else n_peers,
             n_long=self.n_long if n_long is None else n_long,
         )
-        if max_budget is not None:
-            kept = tuple(b for b in plan.budgets if b <= max_budget)
-            if not kept or kept[-1] != max_budget:
-                kept = kept + (max_budget,)
-            long = plan.long_budget if plan.long_budget and plan.long_budget <= max_budget else None
-            plan = replace(plan, budgets=kept, long_budget=long if long and long > max(kept) else None)
-        plan = replace(plan, n_peers=min(plan.n_peers, plan.n_ours) if plan.n_ours else plan.n_peers)
+        if max_budget is not None and max_budget < plan.budget:
+            kept = tuple(b for b in plan.budgets if b < max_budget) + (max_budget,)
+            plan = replace(plan, budgets=kept, long_budget=None)
+        elif max_budget is not None and plan.long_budget and plan.long_budget > max_budget:
+            plan = replace(plan, long_budget=max_budget if max_budget > plan.budget else None)
         return replace(plan, n_long=min(plan.n_long, max(plan.n_ours, plan.n_peers)))
 
 
@@ -128,7 +126,7 @@ class Experiment:
 
     def n_inputs(self, family: Family) -> int:
         """How many inputs an attack of this family runs on."""
-        return self.plan.n_ours if family == "ours" else min(self.plan.n_peers, len(self.x))
+        return self.plan.n_ours if family == "ours" else self.plan.n_peers
 
     def jobs(self, family: Family) -> list[Job]:
         """Every (input, budget) an attack of this family runs: the long budget on the first ``n_long``."""

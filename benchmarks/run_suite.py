@@ -53,6 +53,16 @@ PARTS = {
 PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cw-l2")
 
 
+def _count(minimum: int) -> Any:
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
+        return value
+
+    return parse
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
     p = argparse.ArgumentParser(prog="python -m benchmarks.run_suite", description=__doc__.split("\n\n")[0])
@@ -64,13 +74,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--experiments", default=None, help=f"comma list among {', '.join(NAMES)} (overrides --parts)")
     p.add_argument("--attacks", default=None, help=f"comma list among ours, ours-<solver>, {', '.join(PEERS)}")
     p.add_argument("--solvers", default=None, help="our solvers (default: all of zeroopt.list_solvers())")
-    p.add_argument("--images", type=int, default=None, help="inputs per experiment for ours")
-    p.add_argument("--peer-images", type=int, default=None, help="inputs per experiment for peers")
-    p.add_argument("--long-images", type=int, default=None, help="inputs run to the long budget")
-    p.add_argument("--max-budget", type=int, default=None, help="drop budgets above this one")
+    p.add_argument("--images", type=_count(1), default=None, help="inputs per experiment for ours")
+    p.add_argument("--peer-images", type=_count(1), default=None, help="inputs per experiment for peers")
+    p.add_argument("--long-images", type=_count(0), default=None, help="inputs run to the long budget")
+    p.add_argument("--max-budget", type=_count(1), default=None, help="drop budgets above this one")
     p.add_argument("--batched-solvers", default="rgf", help="solvers timed batched over inputs ('none': skip)")
     p.add_argument("--seed", type=int, default=0, help="the one seed every random choice derives from")
-    p.add_argument("--threads", type=int, default=1, help="torch threads (1: best on a shared 2-core CPU)")
+    p.add_argument("--threads", type=_count(1), default=1, help="torch threads (1: best on a shared 2-core CPU)")
     p.add_argument("--cw-steps", type=int, default=None, help="C&W steps per binary-search step")
     p.add_argument("--ours-impl", default=DEFAULT_IMPL, help="our attack as module:function")
     p.add_argument(

@@ -192,6 +192,15 @@ def test_array_codec_is_lossless() -> None:
     assert decode_array(None) is None and encode_array(None) is None
 
 
+def test_plan_scaling() -> None:
+    plan = Plan(100, 20, (1000, 2000, 20000), n_long=20, long_budget=50000)
+    assert plan.scaled(max_budget=50000) == plan
+    assert plan.scaled(max_budget=30000).columns() == (1000, 2000, 20000, 30000)
+    assert plan.scaled(max_budget=20000).columns() == (1000, 2000, 20000)
+    small = plan.scaled(n_ours=2, n_peers=1, n_long=5, max_budget=1500)
+    assert small.columns() == (1000, 1500) and small.budget == 1500 and small.n_long == 2
+
+
 def test_table_statistics_from_traces() -> None:
     from benchmarks.tables import cell, distances_at
 
