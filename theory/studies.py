@@ -32,7 +32,7 @@ from .predictions import oracle_noise_floor, smoothing_noise_floor
 from .report import Report, write_index, write_report
 from .runner import StudyRun, StudySpec, run_study
 
-__all__ = ["STUDIES", "Study", "main", "run_named_study"]
+__all__ = ["STUDIES", "Study", "load_run", "main", "run_named_study"]
 
 DEFAULT_OUT = Path("benchmarks/results/theory")
 D_BAND = (0.85, 1.15)  # the acceptance band for the d-slope
@@ -72,7 +72,8 @@ def _ratio_line(summaries: Sequence[CellSummary]) -> str:
     parts = []
     for s in summaries:
         if math.isfinite(s.bound_iterations) and math.isfinite(s.medians["average_iterations"]):
-            parts.append(f"d={s.d}, δ={s.delta:g}: {s.medians['average_iterations'] / s.bound_iterations:.3f}")
+            q = f", q={s.q}" if s.q != 1 else ""
+            parts.append(f"d={s.d}, δ={s.delta:g}{q}: {s.medians['average_iterations'] / s.bound_iterations:.3f}")
     head = "Median average-criterion hit / theory bound N (below 1 = the bound holds with room): "
     return head + "; ".join(parts) + "."
 
