@@ -10,6 +10,8 @@ iteration limits below are set high enough that the budget, not the iteration co
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +24,28 @@ def _art_missing() -> str | None:
     if importlib.util.find_spec("art") is None:
         return "adversarial-robustness-toolbox is not installed (pip install '.[peers]')"
     return None
+
+
+@contextmanager
+def _seeded_fresh_random_states(seed: int) -> Iterator[None]:
+    """Make ``np.random.RandomState()`` (no seed) reproducible inside the block.
+
+    ART's HopSkipJump draws its random starting images from a fresh, unseeded ``np.random.RandomState()``
+    (OS entropy), so seeding the global RNG does not make it reproducible. Inside the block an unseeded
+    ``RandomState`` is seeded from ``seed`` instead; everything else is unchanged.
+    """
+    original = np.random.RandomState
+    draws = np.random.default_rng(seed)
+
+    class _Seeded(original):  # type: ignore[misc, valid-type]
+        def __init__(self, state: object = None) -> None:
+            super().__init__(int(draws.integers(2**32)) if state is None else state)
+
+    np.random.RandomState = _Seeded  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        np.random.RandomState = original  # type: ignore[misc]
 
 
 def _classifier(monitor: QueryMonitor, batch: Batch, n_classes: int | None = None) -> object:
@@ -69,7 +93,8 @@ class ArtHopSkipJump:
             assert batch.starts is not None
             kwargs = {"y": one_hot(batch.target, batch.n_classes), "x_adv_init": batch.starts[:, 0]}
         try:
-            x_adv = attack.generate(batch.x0, **kwargs)
+            with _seeded_fresh_random_states(seed):
+                x_adv = attack.generate(batch.x0, **kwargs)
         except BudgetExhausted:
             return [Reported(note="stopped by the monitor at the budget")]
         return [Reported(x_adv=x_adv[0], note="finished within the budget")]
