@@ -38,7 +38,7 @@ import torch
 from benchmarks import plots, sizing, speed, tables
 from benchmarks.attacks.art_peers import ArtHopSkipJump, ArtSignOPT
 from benchmarks.attacks.base import Attack
-from benchmarks.attacks.foolbox_peers import CarliniWagnerL2, FoolboxBoundary, FoolboxHopSkipJump
+from benchmarks.attacks.foolbox_peers import BOUNDARY, HOPSKIPJUMP, CarliniWagnerL2, FoolboxDecision
 from benchmarks.attacks.ours import DEFAULT_IMPL, Ours, list_solvers
 from benchmarks.experiments import NAMES, Experiment, Plan, build
 from benchmarks.runner import run_attack
@@ -159,9 +159,9 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
         elif w == "art-signopt":
             candidates.append(ArtSignOPT())
         elif w == "fb-boundary":
-            candidates.append(FoolboxBoundary())
+            candidates.append(FoolboxDecision(*BOUNDARY))
         elif w == "fb-hsja":
-            candidates.append(FoolboxHopSkipJump())
+            candidates.append(FoolboxDecision(*HOPSKIPJUMP))
         elif w == "cw-l2":
             steps = args.cw_steps or sizing.CW_STEPS[args.preset]
             candidates.append(CarliniWagnerL2(steps=steps))

@@ -359,13 +359,13 @@ def test_art_hsj_is_stopped_by_the_monitor_at_the_budget() -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("foolbox") is None, reason="foolbox not installed")
 def test_foolbox_boundary_is_stopped_by_the_monitor_at_the_budget() -> None:
-    from benchmarks.attacks.foolbox_peers import FoolboxBoundary
+    from benchmarks.attacks.foolbox_peers import BOUNDARY, FoolboxDecision
 
     batch = _batch(1)
     mon = QueryMonitor(linear_labels, batch.bounds, budget=120, on_exhausted="raise")
     mon.register(batch.x0, batch.y0)
     with mon.owned_by(0):
-        out = FoolboxBoundary().run(mon, batch, 120, seed=0)
+        out = FoolboxDecision(*BOUNDARY).run(mon, batch, 120, seed=0)
     assert out[0].x_adv is None and mon.inputs[0].count == 120
     assert np.isfinite(mon.inputs[0].best)
 

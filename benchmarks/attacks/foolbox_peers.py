@@ -69,10 +69,19 @@ def _run_blackbox(attack: object, monitor: QueryMonitor, batch: Batch, seed: int
 
 
 @dataclass
-class FoolboxBoundary:
-    """foolbox 3 ``BoundaryAttack`` with default parameters (step cap raised so the budget binds)."""
+class FoolboxDecision:
+    """A foolbox 3 decision-based attack with default parameters (step cap raised so the budget binds).
 
-    name: str = "fb-boundary"
+    Parameters
+    ----------
+    name : str
+        Name in the suite (``"fb-boundary"``, ``"fb-hsja"``).
+    attack : str
+        Class in ``foolbox.attacks`` (``"BoundaryAttack"``, ``"HopSkipJumpAttack"``); it must take ``steps``.
+    """
+
+    name: str
+    attack: str
     family: Family = "peer"
     group_size: int = 20
     attribution: Attribution = "positional"
@@ -85,27 +94,11 @@ class FoolboxBoundary:
         import foolbox as fb
 
         assert monitor is not None
-        return _run_blackbox(fb.attacks.BoundaryAttack(steps=budget), monitor, batch, seed)
+        return _run_blackbox(getattr(fb.attacks, self.attack)(steps=budget), monitor, batch, seed)
 
 
-@dataclass
-class FoolboxHopSkipJump:
-    """foolbox 3 ``HopSkipJumpAttack`` (L2) with default parameters (step cap raised so the budget binds)."""
-
-    name: str = "fb-hsja"
-    family: Family = "peer"
-    group_size: int = 20
-    attribution: Attribution = "positional"
-    hard_budget: bool = False
-
-    def unavailable(self) -> str | None:
-        return _foolbox_missing()
-
-    def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
-        import foolbox as fb
-
-        assert monitor is not None
-        return _run_blackbox(fb.attacks.HopSkipJumpAttack(steps=budget), monitor, batch, seed)
+BOUNDARY = ("fb-boundary", "BoundaryAttack")
+HOPSKIPJUMP = ("fb-hsja", "HopSkipJumpAttack")
 
 
 @dataclass
