@@ -165,7 +165,7 @@ def select(
     n_classes: int,
     chunk: int = 500,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Draw ``n`` correctly classified inputs in a seeded random order, plus starting pools if targeted.
+    """Draw ``n`` correctly classified inputs in a seeded random order, plus starting pools.
 
     The attacked inputs are the first ``n`` correct ones of a seeded permutation, so a larger ``n`` keeps the
     same first inputs; the starting pools are taken from the other end of the same permutation (skipping
@@ -184,8 +184,9 @@ def select(
     if len(correct) < n:
         raise ValueError(f"only {len(correct)} correctly classified inputs available, {n} requested")
     index = np.array(correct[:n], dtype=np.int64)
-    if not targeted:
-        return index, None
+    # Untargeted experiments get pools too (of class (y0 + 1) mod K): only our attack uses them, as fallback
+    # starting directions for inputs whose random directions all fail (the MNIST CNN labels all noise from an
+    # "8" as "8"); the peers use pools in targeted experiments only.
     attacked = set(correct[:n])
     rest = np.array([i for i in order[::-1] if int(i) not in attacked], dtype=np.int64)
 
@@ -258,6 +259,12 @@ def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100) -> Experimen
             "model accuracy 81.0% on them vs 91.78% on the originals); only correctly classified ones are attacked."
         ]
     notes.append(f"Inputs: {n_select} correctly classified images drawn in a random order from seed {seed}.")
+    if not targeted:
+        notes.append(
+            f"Ours gets, per input, {START_POOL} correctly classified, never attacked images of another class, used "
+            "only when all its random starting directions fail (this happens for MNIST 8s); the peers start from "
+            "their own random search."
+        )
     if targeted:
         notes.append(
             f"Targeted attacks get, per input, the same {START_POOL} correctly classified, never attacked images "

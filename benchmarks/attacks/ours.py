@@ -101,10 +101,12 @@ class Ours:
     def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
         assert monitor is not None
         options = dict(self.options)
-        if batch.target is not None:
-            assert batch.starts is not None
+        if batch.starts is not None:
+            # Targeted: the target-class starting pool. Untargeted: images of another class ((y0 + 1) mod K),
+            # which the attack uses only as fallback starting directions when random ones all fail.
             pool = batch.starts.reshape(-1, *batch.x0.shape[1:])
-            options.setdefault("target_pool", (pool, np.repeat(batch.target, batch.starts.shape[1])))
+            pool_class = batch.target if batch.target is not None else (batch.y0 + 1) % batch.n_classes
+            options.setdefault("target_pool", (pool, np.repeat(pool_class, batch.starts.shape[1])))
         result = self._fn()(
             monitor,
             batch.x0,
