@@ -74,3 +74,9 @@ def test_non_callable_objective() -> None:
 def test_objective_returning_an_array() -> None:
     with pytest.raises(ValueError, match="must return a scalar"):
         zeroopt.minimize(lambda x: x, np.ones(3), budget=10)
+
+
+@pytest.mark.parametrize("opts", [{"line_search": "bogus"}, {"beta_decay": 5.0}, {"grow": -1.0}])
+def test_rgf_fixed_validates_the_shared_options(opts: dict) -> None:
+    with pytest.raises(ValueError, match="line_search|beta_decay|grow"):
+        zeroopt.minimize(f, np.ones(3), solver="rgf-fixed", lipschitz=2.0, budget=10, **opts)

@@ -128,3 +128,10 @@ def test_tolerance_monitor_flags_coarse_oracles() -> None:
     exact = log_norm(10)
     res = zeroopt.minimize(exact, exact.x0, budget=500, seed=0, callbacks=[fine], beta=1e-3)
     assert not fine.violations and not res.flags
+
+
+def test_record_holds_the_beta_the_probes_used() -> None:
+    # A step floor above the initial step forces the stall rule at once: beta shrinks for the *next* iteration.
+    res = zeroopt.minimize(lambda x: float(x @ x), np.ones(4), budget=200, seed=0, beta=0.005, step_min=10.0,
+                           max_iter=2)
+    assert [r.beta for r in res.history] == [0.005, 0.0005]

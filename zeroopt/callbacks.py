@@ -23,9 +23,11 @@ class ToleranceWarning(UserWarning):
 class ToleranceMonitor:
     """Flag iterations whose oracle precision breaks Theorem 1's condition ε ≲ c·β·δ².
 
-    Theorem 1 (Cheng et al. 2019) keeps the O(d/δ²) rate only while the error of each function value is
-    ``O(β δ²)``. Coarser values add a bias ``~ (2ε/β)√d`` to the gradient estimate (paper appendix), so the
-    run stalls at a floor instead of reaching ‖∇f‖ ≤ δ.
+    Theorem 1 (Cheng et al. 2019) keeps the O(d/δ²) rate while the error of each function value is
+    ``O(β δ²)``. Coarser values bias the gradient estimate by up to ~ε/β (the appendix states a looser
+    (2ε/β)√d; ``theory.bounds`` has the sharp form), so the run stalls at a floor instead of reaching
+    ‖∇f‖ ≤ δ. A redone proof needs only ε = O(βδ), so a flagged run may still converge: the flag says the
+    theorem no longer guarantees it.
 
     Parameters
     ----------

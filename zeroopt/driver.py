@@ -112,7 +112,7 @@ def run_solver(
             f=state.fx,
             best_f=best_f,
             eps=outcome.eps,
-            beta=state.beta,
+            beta=outcome.beta,
             step_size=outcome.step_taken,
             grad_norm_estimate=outcome.grad_norm,
             true_grad_norm=None if gradient is None else float(np.linalg.norm(gradient(state.x.reshape(shape)))),

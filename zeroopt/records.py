@@ -47,7 +47,8 @@ class IterationRecord:
     eps
         Largest precision the oracle reported for the values this iteration used.
     beta
-        Smoothing radius (finite-difference step) used.
+        Smoothing radius (finite-difference step) this iteration's probes used (a stall rule may shrink it
+        for the next iteration).
     step_size
         Step size taken (0 when the iterate did not move).
     grad_norm_estimate

@@ -42,6 +42,7 @@ class StepOutcome:
 
     state: SolverState
     eps: float
+    beta: float  # the smoothing radius this iteration's probes used (the state may already hold a smaller one)
     step_taken: float
     grad_norm: float
     converged: bool = False
@@ -139,6 +140,7 @@ class ComposedSolver:
         return StepOutcome(
             state=new_state,
             eps=used_eps,
+            beta=state.beta,
             step_taken=taken,
             grad_norm=float(np.linalg.norm(est.g)),
             converged=converged,

@@ -8,6 +8,7 @@ h = 0.001 are the sign solver's defaults.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -154,12 +155,9 @@ class RGFFixedOptions(_DescentOptions):
     def validate(self) -> None:
         _positive("lipschitz", self.lipschitz, allow_none=True)
         _positive("delta", self.delta)
-        _positive("q", self.q, integer=True)
-        _positive("beta", self.beta, allow_none=True)
-        _positive("step", self.step, allow_none=True)
-        _positive("eps", self.eps, allow_none=True)
-        _positive("eps_per_beta", self.eps_per_beta, allow_none=True)
-        make_sampler(self.directions)
+        # The shared checks, with the two options that default to a theory value filled in for the check.
+        filled = dataclasses.replace(self, beta=self.beta or 1.0, step=self.step or 1.0)
+        _DescentOptions.validate(filled)
 
 
 def theory_step(dim: int, lipschitz: float) -> float:
