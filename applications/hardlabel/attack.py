@@ -34,7 +34,10 @@ REFERENCE_STEP = 0.2  # reference code's initial line-search step for unit-norm 
 REFERENCE_STEP_RESET = 1.0  # ... and the step it restarts from after a stall
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
-MODEL_BATCH = 1024  # largest chunk sent to the model at once: bounds peak memory, whatever N·q is
+# Largest chunk sent to the model at once ("auto"): it bounds peak memory whatever N·q is, and on a CPU a
+# CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
+CPU_MODEL_BATCH = 256
+GPU_MODEL_BATCH = 4096
 VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
 VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001 and 1.003
 
@@ -116,7 +119,7 @@ def attack(
     local_ratio: float = PAPER_LOCAL_RATIO,
     max_iter: int | None = None,
     verify: int = VERIFY_QUERIES,
-    batch_size: int | None = MODEL_BATCH,
+    batch_size: int | str | None = "auto",
     progress: bool = False,
     **solver_options: Any,
 ) -> AttackResult:
@@ -169,7 +172,9 @@ def attack(
         of at most 0.3% distortion. Skipped when the budget is below 4 × verify; 0 disables it.
     batch_size
         Largest number of samples sent to the model in one call (a larger round is split), which bounds
-        peak memory; ``None`` sends each round whole. Ignored when ``model`` is already a ``LabelModel``.
+        peak memory; ``"auto"``: 4096 for a torch module on a GPU, else 256 (a CNN on a CPU runs faster per
+        sample at a few hundred than at thousands); ``None`` sends each round whole. Ignored when ``model``
+        is already a ``LabelModel``.
     progress
         Show a progress bar (queries spent out of the total budget).
     **solver_options
@@ -210,9 +215,11 @@ def attack(
             "inputs to the model's domain or pass bounds=(lower, upper)"
         )
     n, shape = x.shape[0], x.shape[1:]
+    if batch_size == "auto":
+        batch_size = _auto_batch_size(model)
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
                                    or batch_size <= 0):
-        raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+        raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {batch_size!r}")
     label_model: LabelModel = (
         model if isinstance(model, LabelModel) else as_label_model(model, n_classes=n_classes, batch_size=batch_size)
     )
@@ -317,6 +324,19 @@ def _final_check(
         img.best_point = batch[j].reshape(img.best_point.shape)
         img.best_distance = float(np.linalg.norm(batch[j].astype(np.float64) - img.x0))
     return passed
+
+
+def _auto_batch_size(model: Any) -> int:
+    """GPU_MODEL_BATCH for a torch module on a GPU, else CPU_MODEL_BATCH."""
+    params = getattr(model, "parameters", None)
+    if callable(params):
+        try:
+            first = next(iter(params()))
+        except (StopIteration, TypeError):
+            return CPU_MODEL_BATCH
+        if getattr(first, "is_cuda", False):
+            return GPU_MODEL_BATCH
+    return CPU_MODEL_BATCH
 
 
 class _Remap(zeroopt.OracleGroup):
