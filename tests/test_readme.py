@@ -27,3 +27,11 @@ def test_tour_minimize_example_runs() -> None:
     exec(compile(block, "README tour", "exec"), namespace)  # noqa: S102 - the README's own example
     res = namespace["res"]
     assert res.queries <= 20_000 and res.fun < 1e-3 * 50
+
+
+def test_tour_theory_example_runs() -> None:
+    text = (ROOT / "README.md").read_text()
+    block = re.findall(r"```python\n(.*?)```", text, flags=re.S)[2]
+    namespace: dict = {}
+    exec(compile(block, "README theory tour", "exec"), namespace)  # noqa: S102 - the README's own example
+    assert namespace["res"].fun < namespace["prob"](namespace["prob"].x0)
