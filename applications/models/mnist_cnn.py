@@ -7,7 +7,7 @@ import os
 import torch
 from torch import nn
 
-from applications.datasets import shared_path
+from applications.models._weights import default_device, load_weights
 
 __all__ = ["MnistCwBn", "load_mnist_cw_bn"]
 
@@ -74,14 +74,6 @@ def load_mnist_cw_bn(
     FileNotFoundError
         If the file is missing.
     """
-    if path is None:
-        file: str | os.PathLike[str] = shared_path("models", "mnist_cw_bn.pt")
-    elif not os.path.exists(path):
-        raise FileNotFoundError(f"model file not found: {path} (check the path argument)")
-    else:
-        file = path
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    model = MnistCwBn()
-    model.load_state_dict(torch.load(file, map_location="cpu", weights_only=True))
+    device = default_device(device)
+    model = load_weights(MnistCwBn(), "mnist_cw_bn.pt", path)
     return model.to(device).eval()

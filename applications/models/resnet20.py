@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from applications.datasets import shared_path
+from applications.models._weights import default_device, load_weights
 
 __all__ = [
     "CIFAR10_MEAN",
@@ -144,14 +144,6 @@ def load_cifar10_resnet20(
     FileNotFoundError
         If the file is missing.
     """
-    if path is None:
-        file: str | os.PathLike[str] = shared_path("models", "cifar10_resnet20.pt")
-    elif not os.path.exists(path):
-        raise FileNotFoundError(f"model file not found: {path} (check the path argument)")
-    else:
-        file = path
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    network = ResNet20()
-    network.load_state_dict(torch.load(file, map_location="cpu", weights_only=True))
+    device = default_device(device)
+    network = load_weights(ResNet20(), "cifar10_resnet20.pt", path)
     return NormalizedModel(network, CIFAR10_MEAN, CIFAR10_STD).to(device).eval()
