@@ -177,6 +177,7 @@ def test_no_adversarial_inside_the_bounds_is_handled() -> None:
     res = attack(lambda z: np.zeros(len(z), dtype=np.int64), x, np.zeros(2, dtype=int), budget=400, seed=0,
                  n_classes=4)
     assert not res.success.any() and np.all(np.isinf(res.distortion)) and np.all(res.queries <= 400)
+    assert "nan" not in res.summary() and "0/2 adversarial" in res.summary()
     np.testing.assert_allclose(res.x_adv, x.astype(np.float32))
 
 

@@ -84,9 +84,9 @@ class AttackResult:
         """A one-line summary: success rate, median/mean L2 of successes, queries."""
         ok = self.success
         d = self.distortion[ok]
-        med = float(np.median(d)) if len(d) else float("nan")
-        mean = float(np.mean(d)) if len(d) else float("nan")
+        # Over the successes only; with none there is no distortion to report (never a NaN).
+        stats = f"median L2 {np.median(d):.4f}, mean L2 {np.mean(d):.4f}" if len(d) else "no distortion to report"
         return (
-            f"{int(ok.sum())}/{len(ok)} adversarial, median L2 {med:.4f}, mean L2 {mean:.4f}, "
+            f"{int(ok.sum())}/{len(ok)} adversarial, {stats}, "
             f"{int(self.queries.sum())} queries in {self.model_calls} model calls, {self.wall_time:.1f} s"
         )
