@@ -8,7 +8,6 @@ searches, probes and line searches share model calls.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +20,8 @@ from zeroopt import QueryLedger, drive, make_solver, run_solver
 from zeroopt.registry import SolverContext
 
 from .boundary import PAPER_LOCAL_RATIO, BoundaryOracleGroup, ImageState, RaySearch
+from .initial import fallback_candidates, initial_candidates, initial_search
+from .inputs import as_batch, as_labels
 from .models import LabelModel, as_label_model
 from .result import AttackResult
 
@@ -33,7 +34,6 @@ EPS_PER_BETA = 1 / 500  # reference code: binary-search tolerance β/500, so ε 
 REFERENCE_STEP = 0.2  # reference code's initial line-search step for unit-norm probe directions
 REFERENCE_STEP_RESET = 1.0  # ... and the step it restarts from after a stall
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
-INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
 # Largest chunk sent to the model at once ("auto"): it bounds peak memory whatever N·q is, and on a CPU a
 # CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
 CPU_MODEL_BATCH = 256
@@ -68,37 +68,6 @@ def solver_defaults(solver: str, dim: int, preset: str = "paper") -> dict[str, A
     if solver == "sign":
         return {**common, "step": REFERENCE_STEP, "step_reset": REFERENCE_STEP_RESET}
     return dict(common)
-
-
-def _as_batch(x: Any, name: str) -> NDArray[np.float64]:
-    if hasattr(x, "detach"):  # torch.Tensor
-        x = x.detach().cpu().numpy()
-    arr = np.asarray(x)
-    if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)) or arr.dtype == bool:
-        raise TypeError(f"{name} must be a numeric array or tensor, got dtype {arr.dtype}")
-    return arr.astype(np.float64)
-
-
-def _labels(y: Any, n: int, name: str, n_classes: int | None) -> NDArray[np.int64]:
-    if hasattr(y, "detach"):
-        y = y.detach().cpu().numpy()
-    arr = np.asarray(y)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    if arr.shape != (n,):
-        raise ValueError(f"{name} must have one label per input: expected shape ({n},), got {arr.shape}")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise TypeError(f"{name} must hold integer class indices, got dtype {arr.dtype}")
-    if (arr < 0).any() or (n_classes is not None and (arr >= n_classes).any()):
-        bad = arr[(arr < 0) | ((arr >= n_classes) if n_classes is not None else False)]
-        raise ValueError(
-            f"{name} holds label(s) {bad[:5].tolist()} outside the model's classes 0..{(n_classes or 0) - 1}; "
-            "labels are class indices (for scikit-learn and LightGBM models: indices into classes_)"
-        )
-    return arr.astype(np.int64)
 
 
 def attack(
@@ -204,7 +173,7 @@ def attack(
     lo, hi = (float(b) for b in bounds)
     if not lo < hi:
         raise ValueError(f"bounds must be (lower, upper) with lower < upper, got {bounds!r}")
-    x = _as_batch(x0, "x0")
+    x = as_batch(x0, "x0")
     if x.ndim < 2:
         raise ValueError(f"x0 must be batch first, shape (N, *input_shape); got shape {x.shape}. Use x0[None]")
     if not np.all(np.isfinite(x)):
@@ -225,8 +194,8 @@ def attack(
     )
     calls_before = label_model.calls
     k = n_classes if n_classes is not None else label_model.n_classes
-    y = _labels(y0, n, "y0", k)
-    tgt = None if target is None else _labels(target, n, "target", k)
+    y = as_labels(y0, n, "y0", k)
+    tgt = None if target is None else as_labels(target, n, "target", k)
     if tgt is not None and (tgt == y).any():
         i = int(np.flatnonzero(tgt == y)[0])
         raise ValueError(f"target equals y0 for input {i} (label {y[i]}); a targeted attack needs another class")
@@ -256,9 +225,9 @@ def attack(
         group.run([RaySearch(i, group.ray(i, np.ones(dim)), 0.0, 0.0, "compare") for i in range(n)])
         todo = [i for i in range(n) if images[i].best_point is None and images[i].ledger.remaining > 0]
         # 2. Initial directions (fine-grained search): g(θ0) for the best of n_initial candidates.
-        candidates = _initial_candidates(images, todo, rngs, n_initial, shape, tgt, target_examples, target_pool)
-        fallback = _fallback_candidates(images, todo, rngs, n_initial, tgt, target_pool)
-        theta0 = _initial_search(group, candidates, fallback, eps0)
+        candidates = initial_candidates(images, todo, rngs, n_initial, shape, tgt, target_examples, target_pool)
+        fallback = fallback_candidates(images, todo, rngs, n_initial, tgt, target_pool)
+        theta0 = initial_search(group, candidates, fallback, eps0)
         # 3. Minimise g from θ0 with the chosen solver, all inputs in lockstep.
         runs, owners = [], []
         for i in todo:
@@ -372,115 +341,3 @@ def _progress_bar(enabled: bool, total: int):  # type: ignore[no-untyped-def]
     return tqdm(total=total, unit="query", desc="hard-label attack", smoothing=0.1)
 
 
-def _initial_candidates(
-    images: list[ImageState],
-    todo: list[int],
-    rngs: list[np.random.Generator],
-    n_initial: int,
-    shape: tuple[int, ...],
-    tgt: NDArray[np.int64] | None,
-    target_examples: ArrayLike | None,
-    target_pool: tuple[ArrayLike, ArrayLike] | None,
-) -> dict[int, NDArray[np.float64]]:
-    """Candidate directions θ per input: random Gaussian (untargeted) or toward target examples."""
-    if isinstance(n_initial, bool) or not isinstance(n_initial, (int, np.integer)) or n_initial <= 0:
-        raise ValueError(f"n_initial must be a positive integer, got {n_initial!r}")
-    out: dict[int, NDArray[np.float64]] = {}
-    if tgt is None:
-        for i in todo:
-            out[i] = rngs[i].standard_normal((n_initial, images[i].x0.size))
-        return out
-    if target_examples is None and target_pool is None:
-        raise ValueError(
-            "a targeted attack starts from examples of the target class: pass target_examples=(M, *input_shape) "
-            "inputs, or target_pool=(x, y) to draw them from a dataset"
-        )
-    for i in todo:
-        if target_examples is not None:
-            pool = _as_batch(target_examples, "target_examples").reshape(-1, images[i].x0.size)
-        else:
-            px = _as_batch(target_pool[0], "target_pool x").reshape(-1, images[i].x0.size)  # type: ignore[index]
-            py = np.asarray(target_pool[1])  # type: ignore[index]
-            pool = px[py == tgt[i]]
-            if len(pool) == 0:
-                raise ValueError(f"target_pool holds no example of target class {tgt[i]} (input {i})")
-        pick = rngs[i].permutation(len(pool))[:n_initial]
-        out[i] = pool[pick] - images[i].x0
-    return out
-
-
-def _fallback_candidates(
-    images: list[ImageState],
-    todo: list[int],
-    rngs: list[np.random.Generator],
-    n_initial: int,
-    tgt: NDArray[np.int64] | None,
-    target_pool: tuple[ArrayLike, ArrayLike] | None,
-) -> dict[int, NDArray[np.float64]]:
-    """Untargeted inputs whose random directions all fail try directions toward inputs of other classes.
-
-    Candidates: examples of ``target_pool`` labelled differently (if given), then the other inputs of the
-    batch with a different label. Used only when every random direction failed, so inputs that random
-    directions serve get exactly the results of one-at-a-time attacks.
-    """
-    if tgt is not None:
-        return {}
-    out: dict[int, NDArray[np.float64]] = {}
-    for i in todo:
-        x0, parts = images[i].x0, []
-        if target_pool is not None:
-            px = _as_batch(target_pool[0], "target_pool x").reshape(-1, x0.size)
-            py = np.asarray(target_pool[1])
-            other = px[py != images[i].label]
-            parts.append(other[rngs[i].permutation(len(other))[:n_initial]])
-        parts.append(np.array([img.x0 for img in images if img.label != images[i].label]).reshape(-1, x0.size))
-        out[i] = np.concatenate(parts) - x0
-    return out
-
-
-def _probe(
-    group: BoundaryOracleGroup, candidates: dict[int, NDArray[np.float64]]
-) -> dict[int, list[tuple[NDArray[np.float64], float]]]:
-    """One query per candidate θ (the point x0 + θ): which candidates give an adversarial point."""
-    probes = []
-    for i, thetas in candidates.items():
-        for theta in thetas:
-            probes.append(RaySearch(i, group.ray(i, theta), float(np.linalg.norm(theta)), 0.0, "compare"))
-    group.run(probes)
-    hits: dict[int, list[tuple[NDArray[np.float64], float]]] = {i: [] for i in candidates}
-    for s in probes:
-        if s.done and s.below:
-            hits[s.owner].append((s.ray.direction, s.start))  # type: ignore[union-attr]
-    return hits
-
-
-def _initial_search(
-    group: BoundaryOracleGroup,
-    candidates: dict[int, NDArray[np.float64]],
-    fallback: dict[int, NDArray[np.float64]],
-    eps: float,
-) -> dict[int, tuple[NDArray[np.float64], float]]:
-    """The reference code's initialisation, batched, with a fallback.
-
-    One query per candidate tells which candidate points are adversarial; inputs for which none is try
-    their ``fallback`` candidates (directions toward inputs of other classes: the authors' MNIST network,
-    for one, labels every random-noise direction from an "8" as "8"). The adversarial candidates are then
-    bisected towards x0 in chunks, each direction first checked at the best distance so far (one query
-    prunes it).
-    """
-    hits = _probe(group, candidates)
-    retry = {i: fallback[i] for i, h in hits.items() if not h and len(fallback.get(i, ()))}
-    if retry:
-        hits.update(_probe(group, retry))
-    best: dict[int, tuple[NDArray[np.float64], float]] = {}
-    for c in range(0, max((len(h) for h in hits.values()), default=0), INITIAL_CHUNK):
-        searches = []
-        for i, h in hits.items():
-            cap = best[i][1] if i in best else math.inf
-            for direction, lam in h[c : c + INITIAL_CHUNK]:
-                searches.append(RaySearch(i, group.ray(i, direction), lam, eps, "global", cap))
-        group.run(searches)
-        for s in searches:
-            if s.done and np.isfinite(s.value) and s.value < best.get(s.owner, (None, math.inf))[1]:
-                best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]
-    return best
