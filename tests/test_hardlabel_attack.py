@@ -231,3 +231,20 @@ def test_torch_module_on_its_cuda_device() -> None:
     with torch.no_grad():
         adv = net(torch.from_numpy(res.x_adv).cuda()).argmax(1).cpu().numpy()
     assert res.success.all() and np.all(adv != y) and np.all(res.queries <= 800)
+
+
+def test_a_model_failing_mid_attack_keeps_what_was_found() -> None:
+    x, y = _inputs(2, seed=9)
+    calls = {"n": 0}
+
+    def flaky(z: np.ndarray) -> np.ndarray:
+        calls["n"] += 1
+        if calls["n"] > 30:
+            raise RuntimeError("server went away")
+        return linear_scores(z)
+
+    with pytest.raises(ModelOutputError, match="server went away") as info:
+        attack(flaky, x, y, budget=2000, seed=0, n_classes=4)
+    partial = info.value.partial_result
+    assert partial.success.all() and np.all(np.isfinite(partial.distortion)) and np.all(partial.queries <= 2000)
+    _check(linear_scores, x, y, partial, 2000)

@@ -22,7 +22,7 @@ from zeroopt.registry import SolverContext
 from .boundary import PAPER_LOCAL_RATIO, BoundaryOracleGroup, ImageState, RaySearch
 from .initial import fallback_candidates, initial_candidates, initial_search
 from .inputs import as_batch, as_labels
-from .models import LabelModel, as_label_model
+from .models import LabelModel, ModelOutputError, as_label_model
 from .result import AttackResult
 
 __all__ = ["PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "attack", "solver_defaults"]
@@ -149,6 +149,12 @@ def attack(
     **solver_options
         Overrides of the solver's options (``q``, ``beta``, ``step``, ``eps``, ...).
 
+    Raises
+    ------
+    ModelOutputError
+        When the model raises or returns something malformed (NaN, wrong shape, labels out of range); its
+        ``partial_result`` attribute holds the :class:`AttackResult` found up to the failure.
+
     Returns
     -------
     AttackResult
@@ -239,6 +245,14 @@ def attack(
             owners.append(i)
         results = drive(runs, _Remap(group, owners)) if runs else []
         verified = _final_check(group, reserve, int(budget), (lo, hi))
+    except ModelOutputError as err:
+        # Nothing found so far is lost: the exception carries the best verified points up to the failure.
+        found = np.array([img.best_point is not None for img in images])
+        err.partial_result = AttackResult.from_images(  # type: ignore[attr-defined]
+            images, shape, [None] * n, label_model.calls - calls_before, time.perf_counter() - started,
+            group.model_seconds, found,
+        )
+        raise
     finally:
         if bar is not None:
             bar.close()
