@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
-from zeroopt import QueryLedger, drive, make_solver, run_solver
+from zeroopt import QueryLedger, Status, drive, make_solver, run_solver
 from zeroopt.registry import SolverContext
 
 from .boundary import PAPER_LOCAL_RATIO, BoundaryOracleGroup, ImageState, RaySearch
@@ -38,6 +38,7 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
 CPU_MODEL_BATCH = 256
 GPU_MODEL_BATCH = 4096
+MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
 VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
 VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001 and 1.003
 
@@ -88,6 +89,7 @@ def attack(
     local_ratio: float = PAPER_LOCAL_RATIO,
     max_iter: int | None = None,
     verify: int = VERIFY_QUERIES,
+    restarts: int = MAX_RESTARTS,
     batch_size: int | str | None = "auto",
     progress: bool = False,
     **solver_options: Any,
@@ -132,6 +134,9 @@ def attack(
         Algorithm 1's widening ratio α of the local boundary search.
     max_iter
         Optional cap on solver iterations per input.
+    restarts
+        How many times a run that converged before its budget (β below its floor) restarts from its best
+        direction with the initial β and step; 0 stops there, as the reference code does.
     verify
         Queries per input reserved (inside the budget) for a final re-check: the best point and slightly
         safer versions of it (perturbation scaled by 1.001, 1.003, ...) are labelled again in one call and the
@@ -244,6 +249,18 @@ def attack(
             runs.append(run_solver(built, theta, rng=rngs[i], f0=g0, f0_eps=eps0, max_iter=max_iter))
             owners.append(i)
         results = drive(runs, _Remap(group, owners)) if runs else []
+        # A run that converged (its smoothing radius hit the floor) with budget left restarts from its best
+        # direction with fresh parameters: on piecewise-constant models (tree ensembles) the reference stall
+        # rule ends runs after a few iterations, and budget left unspent helps no one.
+        for _ in range(restarts):
+            again = [(k, i) for k, (i, r) in enumerate(zip(owners, results, strict=True))
+                     if r.status is Status.CONVERGED and images[i].ledger.remaining > 0]
+            if not again:
+                break
+            reruns = [run_solver(make_solver(solver, SolverContext(dim=dim), **opts), results[k].x, rng=rngs[i],
+                                 f0=results[k].fun, f0_eps=results[k].fun_eps, max_iter=max_iter) for k, i in again]
+            for (k, _i), r in zip(again, drive(reruns, _Remap(group, [i for _, i in again])), strict=True):
+                results[k] = r
         verified = _final_check(group, reserve, int(budget), (lo, hi))
     except ModelOutputError as err:
         # Nothing found so far is lost: the exception carries the best verified points up to the failure.

@@ -37,8 +37,8 @@ class AttackResult:
     wall_time, model_time
         Seconds for the whole attack, and the part of them spent inside the model.
     solver_results
-        Per input, the zeroopt ``OptimizeResult`` of the boundary-distance minimisation (``None`` when the
-        input needed none), for diagnostics.
+        Per input, the zeroopt ``OptimizeResult`` of the boundary-distance minimisation (of its last restart;
+        ``None`` when the input needed none), for diagnostics.
     """
 
     x_adv: NDArray[np.float32]
