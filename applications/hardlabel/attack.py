@@ -20,7 +20,7 @@ from zeroopt import QueryLedger, Status, drive, make_solver, run_solver
 from zeroopt.registry import SolverContext
 
 from .boundary import PAPER_LOCAL_RATIO, BoundaryOracleGroup, ImageState, RaySearch
-from .initial import fallback_candidates, initial_candidates, initial_search
+from .initial import fallback_candidates, flat_pool, initial_candidates, initial_search
 from .inputs import as_batch, as_labels
 from .models import LabelModel, ModelOutputError, as_label_model
 from .result import AttackResult
@@ -231,13 +231,21 @@ def attack(
         on_round=None if bar is None else bar.update,
     )
     rngs = [np.random.default_rng(s) for s in seeds]
+
+    def result(solver_results: list[Any], passed: NDArray[np.bool_]) -> AttackResult:
+        return AttackResult.from_images(
+            images, shape, solver_results, label_model.calls - calls_before, time.perf_counter() - started,
+            group.model_seconds, passed,
+        )
+
     try:
         # 1. Inputs the model already gets wrong are done at once (one query each).
         group.run([RaySearch(i, group.ray(i, np.ones(dim)), 0.0, 0.0, "compare") for i in range(n)])
         todo = [i for i in range(n) if images[i].best_point is None and images[i].ledger.remaining > 0]
         # 2. Initial directions (fine-grained search): g(θ0) for the best of n_initial candidates.
-        candidates = initial_candidates(images, todo, rngs, n_initial, shape, tgt, target_examples, target_pool)
-        fallback = fallback_candidates(images, todo, rngs, n_initial, tgt, target_pool)
+        examples, pool = flat_pool(target_examples, target_pool, dim)
+        candidates = initial_candidates(images, todo, rngs, n_initial, shape, tgt, examples, pool)
+        fallback = fallback_candidates(images, todo, rngs, n_initial, tgt, pool)
         theta0 = initial_search(group, candidates, fallback, eps0)
         # 3. Minimise g from θ0 with the chosen solver, all inputs in lockstep.
         runs, owners = [], []
@@ -265,10 +273,7 @@ def attack(
     except ModelOutputError as err:
         # Nothing found so far is lost: the exception carries the best verified points up to the failure.
         found = np.array([img.best_point is not None for img in images])
-        err.partial_result = AttackResult.from_images(  # type: ignore[attr-defined]
-            images, shape, [None] * n, label_model.calls - calls_before, time.perf_counter() - started,
-            group.model_seconds, found,
-        )
+        err.partial_result = result([None] * n, found)  # type: ignore[attr-defined]
         raise
     finally:
         if bar is not None:
@@ -276,11 +281,7 @@ def attack(
     solver_results: list[Any] = [None] * n
     for i, r in zip(owners, results, strict=True):
         solver_results[i] = r
-    return AttackResult.from_images(
-        images, shape, solver_results, label_model.calls - calls_before, time.perf_counter() - started,
-        group.model_seconds,
-        verified,
-    )
+    return result(solver_results, verified)
 
 
 def _final_check(

@@ -214,7 +214,6 @@ class BoundaryOracleGroup(OracleGroup):
         self.default_eps = default_eps
         self.ratio = ratio
         self.on_round = on_round
-        self.model_calls = 0
         self.model_seconds = 0.0
 
     # -------------------------------------------------------------------------------- the search engine
@@ -230,7 +229,6 @@ class BoundaryOracleGroup(OracleGroup):
         t0 = time.perf_counter()
         labels = np.asarray(self.model(batch))
         self.model_seconds += time.perf_counter() - t0
-        self.model_calls += 1
         if self.on_round is not None:
             self.on_round(len(points))
         adversarial = np.zeros(len(points), dtype=bool)

@@ -14,9 +14,20 @@ from numpy.typing import ArrayLike, NDArray
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
 
-__all__ = ["fallback_candidates", "initial_candidates", "initial_search"]
+__all__ = ["fallback_candidates", "flat_pool", "initial_candidates", "initial_search"]
 
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
+
+
+def flat_pool(
+    target_examples: ArrayLike | None, target_pool: tuple[ArrayLike, ArrayLike] | None, dim: int
+) -> tuple[NDArray[np.float64] | None, tuple[NDArray[np.float64], NDArray[np.int64]] | None]:
+    """The caller's target examples and pool as flat float arrays, converted once for all inputs."""
+    examples = None if target_examples is None else as_batch(target_examples, "target_examples").reshape(-1, dim)
+    pool = None
+    if target_pool is not None:
+        pool = (as_batch(target_pool[0], "target_pool x").reshape(-1, dim), np.asarray(target_pool[1]))
+    return examples, pool
 
 
 def initial_candidates(
@@ -26,10 +37,13 @@ def initial_candidates(
     n_initial: int,
     shape: tuple[int, ...],
     tgt: NDArray[np.int64] | None,
-    target_examples: ArrayLike | None,
-    target_pool: tuple[ArrayLike, ArrayLike] | None,
+    target_examples: NDArray[np.float64] | None,
+    target_pool: tuple[NDArray[np.float64], NDArray[np.int64]] | None,
 ) -> dict[int, NDArray[np.float64]]:
-    """Candidate directions θ per input: random Gaussian (untargeted) or toward target examples."""
+    """Candidate directions θ per input: random Gaussian (untargeted) or toward target examples.
+
+    ``target_examples`` and the pool's inputs come flat, ``(M, d)``, as :func:`flat_pool` makes them.
+    """
     if isinstance(n_initial, bool) or not isinstance(n_initial, (int, np.integer)) or n_initial <= 0:
         raise ValueError(f"n_initial must be a positive integer, got {n_initial!r}")
     out: dict[int, NDArray[np.float64]] = {}
@@ -44,10 +58,9 @@ def initial_candidates(
         )
     for i in todo:
         if target_examples is not None:
-            pool = as_batch(target_examples, "target_examples").reshape(-1, images[i].x0.size)
+            pool = target_examples
         else:
-            px = as_batch(target_pool[0], "target_pool x").reshape(-1, images[i].x0.size)  # type: ignore[index]
-            py = np.asarray(target_pool[1])  # type: ignore[index]
+            px, py = target_pool  # type: ignore[misc]
             pool = px[py == tgt[i]]
             if len(pool) == 0:
                 raise ValueError(f"target_pool holds no example of target class {tgt[i]} (input {i})")
@@ -62,7 +75,7 @@ def fallback_candidates(
     rngs: list[np.random.Generator],
     n_initial: int,
     tgt: NDArray[np.int64] | None,
-    target_pool: tuple[ArrayLike, ArrayLike] | None,
+    target_pool: tuple[NDArray[np.float64], NDArray[np.int64]] | None,
 ) -> dict[int, NDArray[np.float64]]:
     """Untargeted inputs whose random directions all fail try directions toward inputs of other classes.
 
@@ -76,8 +89,7 @@ def fallback_candidates(
     for i in todo:
         x0, parts = images[i].x0, []
         if target_pool is not None:
-            px = as_batch(target_pool[0], "target_pool x").reshape(-1, x0.size)
-            py = np.asarray(target_pool[1])
+            px, py = target_pool
             other = px[py != images[i].label]
             parts.append(other[rngs[i].permutation(len(other))[:n_initial]])
         parts.append(np.array([img.x0 for img in images if img.label != images[i].label]).reshape(-1, x0.size))
