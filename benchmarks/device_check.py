@@ -43,19 +43,30 @@ def main() -> None:
         pred = model(torch.from_numpy(x[:500]).to(device)).argmax(1).cpu().numpy()
     acc = float((pred == y[:500]).mean())
     ids = np.flatnonzero(pred == y[:500])[: args.images]
-    out = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu", "accuracy_first_500": acc,
-           "forward_images_per_second": {b: forward_rate(model, x, b) for b in (1, 20, 100, 1000)}, "attacks": []}
+    out = {
+        "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
+        "accuracy_first_500": acc,
+        "forward_images_per_second": {b: forward_rate(model, x, b) for b in (1, 20, 100, 1000)},
+        "attacks": [],
+    }
     for solver in ("rgf", "sign"):
         res = attack(model, x[ids], y[ids], budget=args.budget, solver=solver, seed=0, n_classes=10)
         with torch.inference_mode():
             adv = model(torch.from_numpy(res.x_adv).to(device)).argmax(1).cpu().numpy()
         q = int(res.queries.sum())
-        out["attacks"].append({
-            "solver": solver, "budget": args.budget, "images": len(ids), "all_verified": bool(np.all(adv != y[ids])),
-            "median_l2": float(np.median(res.distortion)), "queries_per_second": q / res.wall_time,
-            "model_calls_per_query": res.model_calls / q, "share_in_model": res.model_time / res.wall_time,
-            "max_queries": int(res.queries.max()),
-        })
+        out["attacks"].append(
+            {
+                "solver": solver,
+                "budget": args.budget,
+                "images": len(ids),
+                "all_verified": bool(np.all(adv != y[ids])),
+                "median_l2": float(np.median(res.distortion)),
+                "queries_per_second": q / res.wall_time,
+                "model_calls_per_query": res.model_calls / q,
+                "share_in_model": res.model_time / res.wall_time,
+                "max_queries": int(res.queries.max()),
+            }
+        )
     text = json.dumps(out, indent=2)
     print(text)
     if args.out:

@@ -214,9 +214,9 @@ def _cifar() -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _torch_model(which: str) -> torch.nn.Module:
+def _torch_model(which: str, device: str = "cpu") -> torch.nn.Module:
     loader = models.load_mnist_cw_bn if which == "mnist" else models.load_cifar10_resnet20
-    return loader().eval()
+    return loader().eval().to(device)
 
 
 @functools.cache
@@ -233,8 +233,8 @@ def gbdt_model(which: str, seed: int, rounds: int) -> tuple[Any, np.ndarray, np.
     return booster, x[8000:], y[8000:], (0.0, 1.0)
 
 
-def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100) -> Experiment:
-    """Materialise an experiment by name (one of :data:`NAMES`)."""
+def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100, torch_device: str = "cpu") -> Experiment:
+    """Materialise an experiment by name (one of :data:`NAMES`); torch models are put on ``torch_device``."""
     if name not in NAMES:
         raise ValueError(f"unknown experiment {name!r}; choose from {', '.join(NAMES)}")
     n_select = max(plan.n_ours, plan.n_peers)
@@ -244,7 +244,7 @@ def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100) -> Experimen
     which = name.split("-")[0]
     targeted = name.endswith("-targeted")
     x, y = _mnist() if which == "mnist" else _cifar()
-    model = _torch_model(which)
+    model = _torch_model(which, torch_device)
     label_fn = as_label_model(model, n_classes=10)  # the project's hard-label adapter, the same for every attack
     index, starts = select(x, y, label_fn, np.arange(len(x)), n_select, rng, targeted, 10)
     kind = "targeted, target = (y0 + 1) mod 10" if targeted else "untargeted"

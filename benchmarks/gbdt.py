@@ -16,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import lightgbm as lgb
 import numpy as np
+
+if TYPE_CHECKING:  # imported where used, so the torch experiments also run where LightGBM is not installed
+    import lightgbm as lgb
 
 CACHE = Path(__file__).resolve().parent / "results" / "_cache"
 
@@ -46,6 +48,8 @@ def train_cached(
     seed : int
         LightGBM seed.
     """
+    import lightgbm as lgb
+
     full = {**params, **_FIXED, "seed": seed}
     digest = hashlib.sha256(
         json.dumps([full, rounds], sort_keys=True).encode() + np.ascontiguousarray(x).tobytes() + y.tobytes()

@@ -45,10 +45,19 @@ def git_commit() -> str:
     import subprocess
 
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True,
-                             cwd=Path(__file__).resolve().parent)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, cwd=Path(__file__).resolve().parent).stdout.strip()
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parent,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+        ).stdout.strip()
         return out.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -76,8 +85,7 @@ def pick_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return ids, x[ids], y[ids]
 
 
-def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bool, seed: int,
-              options: dict) -> dict:
+def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bool, seed: int, options: dict) -> dict:
     path = OUT / "runs" / f"{name}.json"
     if path.exists():
         return json.loads(path.read_text())
@@ -91,14 +99,34 @@ def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bo
     mask[ids] = False
     pool = (x[mask], y[mask])
     t0 = time.perf_counter()
-    res = attack(model, x[ids], y[ids], target=target, budget=budget, solver=solver, seed=seed, n_classes=10,
-                 target_pool=pool, progress=sys.stderr.isatty(), **options)
+    res = attack(
+        model,
+        x[ids],
+        y[ids],
+        target=target,
+        budget=budget,
+        solver=solver,
+        seed=seed,
+        n_classes=10,
+        target_pool=pool,
+        progress=sys.stderr.isatty(),
+        **options,
+    )
     record = {
-        "solver": solver, "options": {k: v for k, v in options.items()}, "budget": budget, "targeted": targeted,
-        "image_ids": ids.tolist(), "queries": res.queries.tolist(), "success": res.success.tolist(),
-        "distortion": res.distortion.tolist(), "trace": [t.tolist() for t in res.trace],
-        "model_calls": res.model_calls, "wall_time": time.perf_counter() - t0, "model_time": res.model_time,
-        "torch_threads": torch.get_num_threads(), "commit": COMMIT,
+        "solver": solver,
+        "options": {k: v for k, v in options.items()},
+        "budget": budget,
+        "targeted": targeted,
+        "image_ids": ids.tolist(),
+        "queries": res.queries.tolist(),
+        "success": res.success.tolist(),
+        "distortion": res.distortion.tolist(),
+        "trace": [t.tolist() for t in res.trace],
+        "model_calls": res.model_calls,
+        "wall_time": time.perf_counter() - t0,
+        "model_time": res.model_time,
+        "torch_threads": torch.get_num_threads(),
+        "commit": COMMIT,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record))
@@ -117,7 +145,8 @@ def summarize(records: list[dict], budgets: tuple[int, ...]) -> dict:
         d = np.array([at_budget(t, b) for t in traces])
         ok = np.isfinite(d)
         out[str(b)] = {
-            "n": int(len(d)), "success_rate": float(ok.mean()),
+            "n": int(len(d)),
+            "success_rate": float(ok.mean()),
             "median_l2": float(np.median(d)),  # inf-aware: a failure counts as an infinite distortion
             "mean_l2": float(d[ok].mean()) if ok.any() else float("inf"),
         }
@@ -142,18 +171,22 @@ def main(argv: list[str] | None = None) -> None:
     torch.backends.cuda.matmul.allow_tf32 = False
     OUT = args.out
     ids, _, _ = pick_images(max(args.images, args.converge_images, args.targeted_images), args.seed)
-    summary: dict = {"command": "python -m benchmarks.hardlabel_quality " + " ".join(argv or sys.argv[1:]),
-                     "bars": BARS, "results": {}, "commit": COMMIT, "torch_threads": args.threads,
-                     "date": time.strftime("%Y-%m-%d"),
-                     "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"}
+    summary: dict = {
+        "command": "python -m benchmarks.hardlabel_quality " + " ".join(argv or sys.argv[1:]),
+        "bars": BARS,
+        "results": {},
+        "commit": COMMIT,
+        "torch_threads": args.threads,
+        "date": time.strftime("%Y-%m-%d"),
+        "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
+    }
     experiments = []
     if "untargeted" not in args.skip:
         experiments += [("untargeted", s, ids[: args.images], max(BUDGETS), False, BUDGETS) for s in args.solvers]
     if "converged" not in args.skip:
         experiments += [("converged", "rgf", ids[: args.converge_images], CONVERGED, False, BUDGETS + (CONVERGED,))]
     if "targeted" not in args.skip:
-        experiments += [("targeted", s, ids[: args.targeted_images], max(BUDGETS), True, BUDGETS)
-                        for s in args.solvers]
+        experiments += [("targeted", s, ids[: args.targeted_images], max(BUDGETS), True, BUDGETS) for s in args.solvers]
     for exp, solver, sel, budget, targeted, budgets in experiments:
         records = []
         for c in range(0, len(sel), CHUNK):
@@ -173,14 +206,20 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def render(summary: dict) -> str:
-    lines = ["# Hard-label attack on the authors' MNIST CNN (mnist_cw_bn.pt)", "",
-             f"Command: `{summary['command']}` (commit {summary['commit']}, {summary['torch_threads']} torch "
-             f"thread(s), {summary['date']}, device: {summary['device']})", "",
-             "Median / mean L2 at each query budget (a failure counts as +inf in the median). "
-             "Budgets below a run's budget are read off each input's trace.", "",
-             "| experiment / solver | n | " + " | ".join(f"{b} median / mean / success" for b in
-                                                        ("4000", "8000", "14000", "60000")) + " | q/s | calls/query |",
-             "|---|---|" + "---|" * 4 + "---|---|"]
+    lines = [
+        "# Hard-label attack on the authors' MNIST CNN (mnist_cw_bn.pt)",
+        "",
+        f"Command: `{summary['command']}` (commit {summary['commit']}, {summary['torch_threads']} torch "
+        f"thread(s), {summary['date']}, device: {summary['device']})",
+        "",
+        "Median / mean L2 at each query budget (a failure counts as +inf in the median). "
+        "Budgets below a run's budget are read off each input's trace.",
+        "",
+        "| experiment / solver | n | "
+        + " | ".join(f"{b} median / mean / success" for b in ("4000", "8000", "14000", "60000"))
+        + " | q/s | calls/query |",
+        "|---|---|" + "---|" * 4 + "---|---|",
+    ]
     for key, s in summary["results"].items():
         cells = []
         for b in ("4000", "8000", "14000", "60000"):
@@ -189,8 +228,11 @@ def render(summary: dict) -> str:
             else:
                 cells.append("–")
         n = s["4000"]["n"]
-        lines.append(f"| {key} | {n} | " + " | ".join(cells)
-                     + f" | {s['queries_per_second']:.0f} | {s['model_calls_per_query']:.4f} |")
+        lines.append(
+            f"| {key} | {n} | "
+            + " | ".join(cells)
+            + f" | {s['queries_per_second']:.0f} | {s['model_calls_per_query']:.4f} |"
+        )
     lines += ["", "Bars (median L2 at 4k / 8k / 14k):", ""]
     for name, bar in summary["bars"].items():
         lines.append(f"- {name}: " + " / ".join(f"{v:.2f}" for v in bar.values()))

@@ -66,10 +66,17 @@ def one_attack(images: int, budget: int, solver: str, threads: int, heap: bool =
     tracemalloc.stop()
     q = int(res.queries.sum())
     return {
-        "solver": solver, "budget": budget, "images": images, "queries": q, "seconds": res.wall_time,
-        "model_seconds": res.model_time, "queries_per_second": q / res.wall_time,
-        "model_calls": res.model_calls, "model_calls_per_query": res.model_calls / q,
-        "mean_samples_per_call": q / res.model_calls, "median_l2": float(np.median(res.distortion)),
+        "solver": solver,
+        "budget": budget,
+        "images": images,
+        "queries": q,
+        "seconds": res.wall_time,
+        "model_seconds": res.model_time,
+        "queries_per_second": q / res.wall_time,
+        "model_calls": res.model_calls,
+        "model_calls_per_query": res.model_calls / q,
+        "mean_samples_per_call": q / res.model_calls,
+        "median_l2": float(np.median(res.distortion)),
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "attack_heap_peak_mib": heap_peak / 2**20,
         "onednn_cache_capacity": os.environ.get("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "default"),
@@ -104,9 +111,22 @@ def main(argv: list[str] | None = None) -> None:
         if cache is not None:
             env["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] = cache
         out = subprocess.run(
-            [sys.executable, "-m", "benchmarks.hardlabel_speed", "--threads", str(args.threads),
-             "--child", solver, str(budget), str(args.images)] + (["--heap"] if cache is not None else []),
-            check=True, capture_output=True, text=True, env=env,
+            [
+                sys.executable,
+                "-m",
+                "benchmarks.hardlabel_speed",
+                "--threads",
+                str(args.threads),
+                "--child",
+                solver,
+                str(budget),
+                str(args.images),
+            ]
+            + (["--heap"] if cache is not None else []),
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
         )
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(rows[-1], flush=True)
@@ -119,8 +139,12 @@ def main(argv: list[str] | None = None) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "mnist_speed.json").write_text(json.dumps(summary, indent=2))
     lines = [
-        "# Hard-label attack speed on mnist_cw_bn.pt", "", f"Command: `{cmd}` ({args.threads} torch threads)", "",
-        "Model forward throughput (images/s): " + ", ".join(f"batch {b}: {v:.0f}" for b, v in fwd.items()), "",
+        "# Hard-label attack speed on mnist_cw_bn.pt",
+        "",
+        f"Command: `{cmd}` ({args.threads} torch threads)",
+        "",
+        "Model forward throughput (images/s): " + ", ".join(f"batch {b}: {v:.0f}" for b, v in fwd.items()),
+        "",
         "| solver | images | budget | queries/s | ratio to forward@100 | model calls/query | samples/call "
         "| share of time in model | peak RSS MiB | attack heap peak MiB | oneDNN cache | median L2 |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",

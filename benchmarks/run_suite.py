@@ -63,6 +63,16 @@ def _count(minimum: int) -> Any:
     return parse
 
 
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(v) for v in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N with integers, got {text!r}") from None
+    if n < 1 or not 0 <= k < n:
+        raise argparse.ArgumentTypeError(f"need N >= 1 and 0 <= K < N, got {text!r}")
+    return k, n
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Command-line options."""
     p = argparse.ArgumentParser(prog="python -m benchmarks.run_suite", description=__doc__.split("\n\n")[0])
@@ -94,6 +104,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--fresh", action="store_true", help="delete this tag's stored runs and history first")
     p.add_argument("--plan", action="store_true", help="print the plan and time estimate, run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--shard",
+        type=_shard,
+        default=None,
+        metavar="K/N",
+        help="run only the inputs at positions p with p %% N == K (parallel workers share one results folder)",
+    )
+    p.add_argument(
+        "--runs-only",
+        action="store_true",
+        help="store runs only: no tables, speed table or history (for parallel workers; a later plain invocation "
+        "reuses their runs and writes everything)",
+    )
+    p.add_argument(
+        "--deadline-minutes",
+        type=float,
+        default=None,
+        help="start no new attack call after this many minutes (what is unfinished is left for a later invocation)",
+    )
+    p.add_argument(
+        "--made-on",
+        default=None,
+        help="label for runs made away from the reference machine (kept in each record; the speed table leaves "
+        "such runs out)",
+    )
+    p.add_argument(
+        "--torch-device",
+        default="cpu",
+        help="device of the torch models (cpu, cuda); TF32 is turned off on CUDA so labels match float32 math",
+    )
     args = p.parse_args(argv)
     if args.quick:
         if args.preset not in (None, "quick"):
@@ -202,6 +242,9 @@ def environment(args: argparse.Namespace) -> dict[str, Any]:
         "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
         "seed": args.seed,
         "preset": args.preset,
+        "host": platform.node(),
+        "torch_device": args.torch_device,
+        "made_on": args.made_on,
     }
 
 
@@ -221,10 +264,30 @@ def _runs(store: RunStore, exp: Experiment, attacks: list[Attack]) -> dict[str, 
     return out
 
 
+def _provenance(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Notes on runs made away from the reference machine (``--made-on``), for a table's notes."""
+    away: dict[str, dict[str, int]] = {}
+    for name, records in runs.items():
+        for r in records:
+            label = r.get("env", {}).get("made_on")
+            if label:
+                away.setdefault(label, {}).setdefault(name, 0)
+                away[label][name] += 1
+    return [
+        f"Runs made on {label} (same code and seeds; the speed table leaves them out): "
+        + ", ".join(f"{name} {n}" for name, n in sorted(counts.items()))
+        + "."
+        for label, counts in sorted(away.items())
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the suite; returns a process exit code."""
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
+    if args.torch_device.startswith("cuda"):
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     command = command_line(argv)
     names = experiment_names(args)
     parts = {p.strip() for p in args.parts.split(",")}
@@ -244,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     total_estimate = 0.0
     print(f"[suite] preset {args.preset}, tag {args.tag}, results in {root}", flush=True)
     for name in names:
-        exp = build(name, plan_for(args, name), args.seed, gbdt_rounds=rounds)
+        exp = build(name, plan_for(args, name), args.seed, gbdt_rounds=rounds, torch_device=args.torch_device)
         attacks, unavailable = make_attacks(args, exp)
         experiments.append((exp, attacks, unavailable))
         est = sum(sizing.estimate_seconds(name, exp.plan, a.name, a.family, getattr(a, "steps", 1000)) for a in attacks)
@@ -272,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     errors: list[str] = []
     index: list[str] = []
     counts = {"ran": 0, "kept": 0}
+    deadline = None if args.deadline_minutes is None else started + 60 * args.deadline_minutes
     for exp, attacks, unavailable in experiments:
         for attack in attacks:
             summary = run_attack(
@@ -282,18 +346,29 @@ def main(argv: list[str] | None = None) -> int:
                 context=context,
                 retry_errors=args.retry_errors,
                 progress=not args.no_progress,
+                shard=args.shard,
+                deadline=deadline,
             )
             errors += summary.errors
             counts["ran"] += summary.ran
             counts["kept"] += summary.skipped
-            print(f"[suite] {exp.name} {attack.name}: ran {summary.ran}, kept {summary.skipped}", flush=True)
+            left = f", left {summary.left} (deadline)" if summary.left else ""
+            print(f"[suite] {exp.name} {attack.name}: ran {summary.ran}, kept {summary.skipped}{left}", flush=True)
+        if args.runs_only:
+            continue
         shown = [a for a in attacks if a.attribution != "nearest"]
         runs = _runs(store, exp, shown)
+        exp.notes.extend(_provenance(runs))
         curve = plots.plot_curves(exp, runs, root / f"{exp.stem}_curves.png")
         examples = plots.plot_examples(exp, runs, root / f"{exp.stem}_examples.png")
         data = tables.table_json(exp, runs, unavailable, command, env)
         tables.write_table(root, exp, data, [curve.name, examples.name])
 
+    if args.runs_only:
+        print(f"[suite] runs only: {counts['ran']} made in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
+        for e in errors:
+            print(f"[suite] error: {e}", flush=True)
+        return 0
     if "speed" in parts and experiments:
         _speed(args, experiments, store, context, batched, root, errors)
     for md in sorted(root.glob("*.md")):
@@ -338,7 +413,11 @@ def _speed(
                     )
                     errors += summary.errors
                     extra.append(ours)
-        runs = _runs(store, exp, attacks + extra)
+        # Timings only from runs made here: runs made elsewhere (--made-on) count in the tables, not in speed.
+        runs = {
+            k: [r for r in v if not r.get("env", {}).get("made_on")]
+            for k, v in _runs(store, exp, attacks + extra).items()
+        }
         rows = speed.speed_rows(runs)
         blocks[exp.name] = {"model": key, "rows": rows, "ratios": speed.ratios(rows)}
     forward = {k: {str(b): v for b, v in t.items()} for k, t in speed.model_throughput(models, seconds).items()}

@@ -8,6 +8,7 @@ record per input (see :func:`make_record`), so an interrupted suite resumes wher
 
 from __future__ import annotations
 
+import time
 import traceback
 import zlib
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ class RunSummary:
     attack: str
     ran: int = 0
     skipped: int = 0
+    left: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -49,6 +51,8 @@ def run_attack(
     context: dict[str, Any],
     retry_errors: bool = False,
     progress: bool = True,
+    shard: tuple[int, int] | None = None,
+    deadline: float | None = None,
 ) -> RunSummary:
     """Run ``attack`` on every job of ``exp`` not already stored.
 
@@ -68,10 +72,16 @@ def run_attack(
         Rerun stored runs that ended with an error.
     progress : bool
         Show a tqdm bar.
+    shard : (int, int), optional
+        ``(k, n)``: only the inputs at positions ``p % n == k`` (parallel workers split an experiment).
+    deadline : float, optional
+        A :func:`time.perf_counter` value after which no new attack call starts (the rest counts as ``left``).
     """
     summary = RunSummary(attack.name)
     pending: list[Job] = []
     for job in exp.jobs(attack.family):
+        if shard is not None and job.position % shard[1] != shard[0]:
+            continue
         image = int(exp.index[job.position])
         record = store.load(exp.name, attack.name, image)
         if record and int(record["budget"]) >= job.budget and not (retry_errors and record.get("error")):
@@ -82,6 +92,9 @@ def run_attack(
     for budget, same_budget in groupby(sorted(pending, key=lambda j: (j.budget, j.position)), key=lambda j: j.budget):
         jobs = list(same_budget)
         for lo in range(0, len(jobs), attack.group_size):
+            if deadline is not None and time.perf_counter() > deadline:
+                summary.left += len(jobs) - lo
+                continue
             chunk = [j.position for j in jobs[lo : lo + attack.group_size]]
             seed = derive_seed(suite_seed, exp.name, attack.name, int(exp.index[chunk[0]]))
             for record in _run_chunk(exp, attack, chunk, budget, seed):
