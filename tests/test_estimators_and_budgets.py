@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import zeroopt
 from zeroopt.directions import GaussianDirections, SphereDirections
 from zeroopt.estimators import forward_difference
-from zeroopt.oracle import CallableOracle, Compare, Evaluate
+from zeroopt.oracle import CallableOracle, Compare, Evaluate, Evaluation, Oracle
 
 FAST = settings(max_examples=15, deadline=None, derandomize=True)
 
@@ -78,8 +78,7 @@ def test_rgf_fixed_step_costs_exactly_q_plus_one_queries(q: int, d: int, iters: 
         calls["n"] += 1
         return float(x @ x)
 
-    res = zeroopt.minimize(f, np.ones(d), solver="rgf-fixed", lipschitz=2.0, q=q, budget=10**6, seed=0,
-                           max_iter=iters)
+    res = zeroopt.minimize(f, np.ones(d), solver="rgf-fixed", lipschitz=2.0, q=q, budget=10**6, seed=0, max_iter=iters)
     assert res.queries == calls["n"] == 1 + iters * (q + 1)
     assert [r.queries for r in res.history] == [1 + (k + 1) * (q + 1) for k in range(iters)]
 
@@ -132,6 +131,41 @@ def test_tolerance_monitor_flags_coarse_oracles() -> None:
 
 def test_record_holds_the_beta_the_probes_used() -> None:
     # A step floor above the initial step forces the stall rule at once: beta shrinks for the *next* iteration.
-    res = zeroopt.minimize(lambda x: float(x @ x), np.ones(4), budget=200, seed=0, beta=0.005, step_min=10.0,
-                           max_iter=2)
+    res = zeroopt.minimize(
+        lambda x: float(x @ x), np.ones(4), budget=200, seed=0, beta=0.005, step_min=10.0, max_iter=2
+    )
     assert [r.beta for r in res.history] == [0.005, 0.0005]
+
+
+class _HalfSpaceOracle(Oracle):
+    """``x·x`` where ``x[0] > -0.2``, ``+inf`` elsewhere (as g(θ) is where a direction has no boundary)."""
+
+    def _values(self, points: np.ndarray, eps: float | None) -> tuple[np.ndarray, np.ndarray]:
+        values = np.where(points[:, 0] > -0.2, np.einsum("ij,ij->i", points, points), np.inf)
+        return values, np.zeros(len(points))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_fixed_step_never_moves_outside_the_domain(seed: int) -> None:
+    # A fixed step big enough to jump into the +inf region must leave the iterate where it was, never
+    # turn it (or the next gradient estimate) into NaN.
+    x0 = np.full(4, 0.3)
+    res = zeroopt.minimize(_HalfSpaceOracle(), x0, solver="rgf-fixed", budget=600, seed=seed, step=2.0, beta=0.05)
+    assert np.all(np.isfinite(res.x)) and np.isfinite(res.fun)
+    assert res.fun <= float(x0 @ x0) + 1e-12
+    assert all(np.isfinite(r.f) and np.isfinite(r.grad_norm_estimate) for r in res.history)
+
+
+def test_no_gradient_from_an_infinite_base_value() -> None:
+    d = 3
+    u = np.eye(d)
+    est_gen = forward_difference(np.zeros(d), float("inf"), u, 0.1, 1.0, None)
+    req = next(est_gen)
+    assert isinstance(req, Evaluate)
+    try:
+        est_gen.send(Evaluation(values=np.array([1.0, 2.0, 0.5]), eps=np.zeros(d), queries=d))
+    except StopIteration as stop:
+        est = stop.value
+    assert np.all(est.g == 0) and est.used == 0
+    assert est.best_f == 0.5 and np.array_equal(est.best_x, 0.1 * u[2])

@@ -79,9 +79,15 @@ def forward_difference(
     used = int(finite.sum())
     if used == 0:
         return GradientEstimate(g=np.zeros_like(x), eps=0.0, used=0)
+    i = int(np.argmin(np.where(finite, values, np.inf)))
+    if not np.isfinite(fx):
+        # No finite difference from an infinite base value (a start outside the domain): no gradient, but
+        # the best finite probe is still offered to solvers that may move to it.
+        return GradientEstimate(
+            g=np.zeros_like(x), eps=0.0, used=0, best_x=points[i], best_f=float(values[i]), best_eps=float(resp.eps[i])
+        )
     diffs = (values[finite] - fx) / beta
     g = scale * (diffs @ directions[finite]) / used
-    i = int(np.argmin(np.where(finite, values, np.inf)))
     return GradientEstimate(
         g=g,
         eps=float(resp.eps[finite].max()),

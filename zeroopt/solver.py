@@ -116,13 +116,16 @@ class ComposedSolver:
         d = state.x.size
         eps = self.requested_eps(state.beta)
         u = self.sampler.sample(state.rng, self.q, d, state.iteration)
-        est: GradientEstimate = yield from self.estimator(
-            state.x, state.fx, u, state.beta, self.sampler.scale(d), eps
-        )
+        est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, self.sampler.scale(d), eps)
         res: StepResult = yield from self.step_rule(
             state.x, state.fx, est.g, state.step, eps, self.retract, **dict(self.step_rule_options)
         )
         x, fx, fx_eps, taken = res.x, res.fx, res.fx_eps, res.step_taken
+        if not np.isfinite(fx) and np.isfinite(state.fx):
+            # A step rule that moves unconditionally (the theory's fixed step) can land where the oracle
+            # answers +inf (outside the function's domain, e.g. no decision boundary along a direction).
+            # The iterate stays put instead: from there no finite difference could be formed.
+            x, fx, fx_eps, taken = state.x, state.fx, state.fx_eps, 0.0
         if self.use_best_probe and est.best_x is not None and est.best_f < fx:
             x = est.best_x if self.retract is None else self.retract(est.best_x)
             fx, fx_eps, taken = est.best_f, est.best_eps, float(np.linalg.norm(x - state.x))
@@ -133,9 +136,7 @@ class ComposedSolver:
             next_step = self.step_reset if self.step_reset is not None else self.step
             beta *= self.beta_decay
             converged = beta < self.beta_min
-        new_state = replace(
-            state, x=x, fx=fx, fx_eps=fx_eps, beta=beta, step=next_step, iteration=state.iteration + 1
-        )
+        new_state = replace(state, x=x, fx=fx, fx_eps=fx_eps, beta=beta, step=next_step, iteration=state.iteration + 1)
         used_eps = max(est.eps, fx_eps, state.fx_eps)
         return StepOutcome(
             state=new_state,
