@@ -486,7 +486,7 @@ def _write_index(
             f"{h['torch_threads']} | {load} | {h['errors']} |"
         )
     lines += ["", "Per-run records (monitor trace, best point, timings, the attack's own claims and settings):"]
-    lines += ["`runs/<experiment>/<attack>/<input>.json`."]
+    lines += ["`runs/<experiment>/<attack>/<input>.json.gz` (gzipped JSON; `benchmarks.store.read_record` reads one)."]
     if errors:
         lines += ["", "Errors in the latest invocation:", *[f"- {e}" for e in errors]]
     (root / "README.md").write_text("\n".join(lines) + "\n")

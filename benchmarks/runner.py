@@ -92,10 +92,10 @@ def run_attack(
     for budget, same_budget in groupby(sorted(pending, key=lambda j: (j.budget, j.position)), key=lambda j: j.budget):
         jobs = list(same_budget)
         for lo in range(0, len(jobs), attack.group_size):
-            if deadline is not None and time.perf_counter() > deadline:
-                summary.left += len(jobs) - lo
-                continue
             chunk = [j.position for j in jobs[lo : lo + attack.group_size]]
+            if deadline is not None and time.perf_counter() > deadline:
+                summary.left += len(chunk)
+                continue
             seed = derive_seed(suite_seed, exp.name, attack.name, int(exp.index[chunk[0]]))
             for record in _run_chunk(exp, attack, chunk, budget, seed):
                 store.save({**record, **context})

@@ -381,3 +381,41 @@ def test_a_missing_peer_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -
     assert [a.name for a in ready] == ["ours-standin"]
     assert set(unavailable) == {"fb-boundary", "fb-hsja", "cw-l2"}
     assert all("not installed" in why for why in unavailable.values())
+
+
+def test_store_writes_gzip_and_still_reads_plain_json(tmp_path: Path) -> None:
+    import json
+
+    store = RunStore(tmp_path)
+    legacy = {"schema": 1, "experiment": "e", "attack": "a", "image": 3, "budget": 100}
+    plain = tmp_path / "runs" / "e" / "a" / "00003.json"
+    plain.parent.mkdir(parents=True)
+    plain.write_text(json.dumps(legacy))
+    assert store.load("e", "a", 3) == legacy and store.done("e", "a", 3, 100) and not store.done("e", "a", 3, 101)
+    record = {"experiment": "e", "attack": "a", "image": 3, "budget": 200, "x": [0.1, 1e-300]}
+    path = store.save(record)
+    assert path.suffix == ".gz" and not plain.exists()  # the plain copy is superseded
+    assert store.load("e", "a", 3) == {"schema": 1, **record}
+    store.save({**record, "image": 7})
+    assert [r["image"] for r in store.records("e", "a")] == [3, 7]
+
+
+def test_shards_split_the_inputs_and_a_past_deadline_starts_nothing(tmp_path: Path) -> None:
+    import time
+
+    exp = toy_experiment(5, 12)
+    store = RunStore(tmp_path)
+    ours = Ours("standin", impl=standin_attack)
+    late = run_attack(exp, ours, store, suite_seed=0, context={}, progress=False, deadline=time.perf_counter() - 1)
+    assert late.ran == 0 and late.left == 5 and not list(store.records("toy", ours.name))
+    first = run_attack(exp, ours, store, suite_seed=0, context={}, progress=False, shard=(1, 2))
+    assert first.ran == 2 and sorted(r["position"] for r in store.records("toy", ours.name)) == [1, 3]
+    second = run_attack(exp, ours, store, suite_seed=0, context={}, progress=False, shard=(0, 2))
+    assert second.ran == 3 and len(list(store.records("toy", ours.name))) == 5
+    # a shard's runs equal those of an unsharded run (the seed depends on the input, not on the split)
+    whole = RunStore(tmp_path / "whole")
+    run_attack(exp, ours, whole, suite_seed=0, context={}, progress=False)
+    for r in whole.records("toy", ours.name):
+        s = store.load("toy", ours.name, r["image"])
+        keys = ("seed", "distortion", "queries")
+        assert s is not None and [s[k] for k in keys] == [r[k] for k in keys]
