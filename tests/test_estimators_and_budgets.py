@@ -169,3 +169,24 @@ def test_no_gradient_from_an_infinite_base_value() -> None:
         est = stop.value
     assert np.all(est.g == 0) and est.used == 0
     assert est.best_f == 0.5 and np.array_equal(est.best_x, 0.1 * u[2])
+
+
+class _FreeInfinityOracle(Oracle):
+    """Answers ``+inf`` everywhere except at the start, without charging (as a hard-label oracle does for a
+    direction with no boundary): no iteration can spend the budget."""
+
+    def evaluate(self, request: Evaluate) -> Evaluation:
+        values = np.where(np.all(request.points == 1.0, axis=1), 1.0, np.inf)
+        return Evaluation(values=values, eps=np.zeros(len(values)), queries=self.ledger.spent)
+
+    def _values(self, points: np.ndarray, eps: float | None) -> tuple[np.ndarray, np.ndarray]:
+        raise AssertionError("not used")
+
+
+def test_iterations_that_cost_nothing_end_the_run() -> None:
+    oracle = _FreeInfinityOracle()
+    res = zeroopt.minimize(
+        oracle, np.ones(3), solver="rgf-fixed", budget=100, seed=0, step=0.1, beta=0.01, max_iter=1000
+    )
+    assert res.status == zeroopt.Status.NO_PROGRESS and res.fun == 1.0 and res.queries == 0
+    assert len(res.history) == zeroopt.driver.FREE_ITERATION_LIMIT

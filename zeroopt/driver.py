@@ -21,6 +21,9 @@ from .records import IterationRecord, OptimizeResult, Status
 from .registry import SolverContext, make_solver
 from .solver import ComposedSolver
 
+#: Consecutive iterations that cost no oracle query after which a run stops with ``Status.NO_PROGRESS``.
+FREE_ITERATION_LIMIT = 10
+
 __all__ = ["drive", "minimize", "run_solver"]
 
 Callback = Callable[[IterationRecord], Any]
@@ -90,7 +93,9 @@ def run_solver(
     state = solver.init(x0, f0, f0_eps, rng)
     if target is not None and best_f <= target:
         return finish(Status.TARGET, state.x, 0)
+    free_iterations = 0
     while True:
+        queries_before = queries
         if max_iter is not None and state.iteration >= max_iter:
             return finish(Status.MAX_ITER, state.x, state.iteration)
         step = solver.step_generator(state)
@@ -127,6 +132,11 @@ def run_solver(
             return finish(Status.TARGET, state.x, state.iteration)
         if outcome.converged:
             return finish(Status.CONVERGED, state.x, state.iteration)
+        # An oracle may answer some points at no cost (a hard-label oracle knows a zero direction has no
+        # boundary). Iterations that keep costing nothing can never exhaust the budget, so they end the run.
+        free_iterations = free_iterations + 1 if queries == queries_before else 0
+        if free_iterations >= FREE_ITERATION_LIMIT:
+            return finish(Status.NO_PROGRESS, state.x, state.iteration)
 
 
 def drive(runs: Sequence[RunGenerator], group: OracleGroup) -> list[OptimizeResult]:
@@ -165,15 +175,13 @@ def _check_x0(x0: ArrayLike) -> NDArray[np.float64]:
     arr = np.asarray(x0)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise TypeError(
-            f"x0 must be an array of real numbers, got dtype {arr.dtype}; convert it with "
-            "np.asarray(x0, dtype=float)"
+            f"x0 must be an array of real numbers, got dtype {arr.dtype}; convert it with np.asarray(x0, dtype=float)"
         )
     if arr.size == 0:
         raise ValueError("x0 is empty; pass the starting point as a non-empty array")
     if not np.all(np.isfinite(arr)):
         raise ValueError(
-            f"x0 contains {int((~np.isfinite(arr)).sum())} non-finite value(s) (NaN or inf); "
-            "start from a finite point"
+            f"x0 contains {int((~np.isfinite(arr)).sum())} non-finite value(s) (NaN or inf); start from a finite point"
         )
     return arr.astype(float)
 

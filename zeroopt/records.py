@@ -19,6 +19,7 @@ class Status(str, enum.Enum):
     TARGET = "target"  # the best value reached the requested target
     CALLBACK = "callback"  # a user callback asked to stop
     CONVERGED = "converged"  # the solver's own stopping rule fired (e.g. smoothing radius below its floor)
+    NO_PROGRESS = "no_progress"  # iterations kept costing no queries: the oracle answers nothing new
 
 
 _MESSAGES = {
@@ -27,6 +28,7 @@ _MESSAGES = {
     Status.TARGET: "the target value was reached",
     Status.CALLBACK: "a callback asked to stop",
     Status.CONVERGED: "the solver converged",
+    Status.NO_PROGRESS: "iterations stopped costing queries (the oracle answered every point without looking)",
 }
 
 
