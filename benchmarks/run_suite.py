@@ -101,6 +101,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="extra option of our attack (value as JSON), for every solver or only SOLVER",
     )
     p.add_argument("--retry-errors", action="store_true", help="rerun stored runs that ended in an error")
+    p.add_argument(
+        "--peer-group",
+        type=_count(1),
+        default=None,
+        help="inputs per call for the peers that run batched (foolbox, C&W; default: all the peers' inputs). "
+        "One input whose attack fails (e.g. NaN candidates) ends its whole batch: --peer-group 1 "
+        "--retry-errors reruns such a batch input by input",
+    )
     p.add_argument("--fresh", action="store_true", help="delete this tag's stored runs and history first")
     p.add_argument("--plan", action="store_true", help="print the plan and time estimate, run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -215,10 +223,11 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
         why = a.unavailable()
         if why is None and a.family == "white-box" and exp.torch_model is None:
             why = "white-box C&W needs a differentiable model (not applicable to GBDT)"
+        group = args.peer_group or max(1, exp.plan.n_peers)
         if why is None and a.family == "peer" and a.group_size > 1:
-            a = dataclasses.replace(a, group_size=max(1, exp.plan.n_peers))  # type: ignore[type-var]
+            a = dataclasses.replace(a, group_size=group)  # type: ignore[type-var]
         if why is None and a.family == "white-box":
-            a = dataclasses.replace(a, group_size=max(1, exp.plan.n_peers))  # type: ignore[type-var]
+            a = dataclasses.replace(a, group_size=group)  # type: ignore[type-var]
         if why is None:
             ready.append(a)
         else:
