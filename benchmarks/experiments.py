@@ -216,7 +216,7 @@ def _cifar() -> tuple[np.ndarray, np.ndarray]:
 @functools.cache
 def _torch_model(which: str, device: str = "cpu") -> torch.nn.Module:
     loader = models.load_mnist_cw_bn if which == "mnist" else models.load_cifar10_resnet20
-    return loader().eval().to(device)
+    return loader(device=device)  # the loaders return the model in eval mode, on that device
 
 
 @functools.cache

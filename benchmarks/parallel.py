@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", choices=sorted(sizing.PRESETS), default="full")
     p.add_argument("--tag", default=None, help="results sub-folder (default: the preset name)")
     p.add_argument("--results-dir", type=Path, default=RESULTS)
-    p.add_argument("--experiments", required=True, help="comma list; CUDA workers take the first group first")
+    p.add_argument("--experiments", required=True, help="comma list for every worker")
     p.add_argument("--cuda-experiments", default="", help="comma list given to CUDA workers first")
     p.add_argument("--attacks", default=None, help="as for run_suite (default: all)")
     p.add_argument("--seed", type=int, default=0)
@@ -115,12 +115,12 @@ def main(argv: list[str] | None = None) -> int:
                 task = next_task(device)
                 if task is None:
                     continue
-                left = 1e9 if stop_at is None else (stop_at - now) / 60
+                minutes_left = 1e9 if stop_at is None else (stop_at - now) / 60
                 env = dict(os.environ)
                 if device == "cpu":
                     env["CUDA_VISIBLE_DEVICES"] = ""
                 log = open(args.logs / f"{task.experiments.split(',')[0]}-{task.position:03d}.log", "wb")  # noqa: SIM115
-                proc = subprocess.Popen(command(task, args, device, left), env=env, stdout=log, stderr=log)
+                proc = subprocess.Popen(command(task, args, device, minutes_left), env=env, stdout=log, stderr=log)
                 running[slot] = (proc, task, log)
         if not running and (not (cpu_queue or cuda_queue) or (stop_at is not None and now >= stop_at)):
             break
@@ -130,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[parallel] killed {len(running)} task(s) at the hard stop", flush=True)
             break
         time.sleep(0.5)
-    left = len(cpu_queue) + len(cuda_queue)
+    not_started = len(cpu_queue) + len(cuda_queue)
     print(
-        f"[parallel] {done} task(s) finished ({failed} failed), {left} not started, "
+        f"[parallel] {done} task(s) finished ({failed} failed), {not_started} not started, "
         f"{(time.perf_counter() - started) / 60:.1f} min",
         flush=True,
     )

@@ -223,10 +223,9 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
         why = a.unavailable()
         if why is None and a.family == "white-box" and exp.torch_model is None:
             why = "white-box C&W needs a differentiable model (not applicable to GBDT)"
-        group = args.peer_group or max(1, exp.plan.n_peers)
-        if why is None and a.family == "peer" and a.group_size > 1:
-            a = dataclasses.replace(a, group_size=group)  # type: ignore[type-var]
-        if why is None and a.family == "white-box":
+        batched = a.family == "white-box" or (a.family == "peer" and a.group_size > 1)
+        if why is None and batched:
+            group = args.peer_group or max(1, exp.plan.n_peers)
             a = dataclasses.replace(a, group_size=group)  # type: ignore[type-var]
         if why is None:
             ready.append(a)
@@ -273,12 +272,17 @@ def _runs(store: RunStore, exp: Experiment, attacks: list[Attack]) -> dict[str, 
     return out
 
 
+def _made_on(record: dict[str, Any]) -> str | None:
+    """The ``--made-on`` label of a run made away from the reference machine, else ``None``."""
+    return record.get("env", {}).get("made_on")
+
+
 def _provenance(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
     """Notes on runs made away from the reference machine (``--made-on``), for a table's notes."""
     away: dict[str, dict[str, int]] = {}
     for name, records in runs.items():
         for r in records:
-            label = r.get("env", {}).get("made_on")
+            label = _made_on(r)
             if label:
                 away.setdefault(label, {}).setdefault(name, 0)
                 away[label][name] += 1
@@ -423,10 +427,7 @@ def _speed(
                     errors += summary.errors
                     extra.append(ours)
         # Timings only from runs made here: runs made elsewhere (--made-on) count in the tables, not in speed.
-        runs = {
-            k: [r for r in v if not r.get("env", {}).get("made_on")]
-            for k, v in _runs(store, exp, attacks + extra).items()
-        }
+        runs = {k: [r for r in v if not _made_on(r)] for k, v in _runs(store, exp, attacks + extra).items()}
         rows = speed.speed_rows(runs)
         blocks[exp.name] = {"model": key, "rows": rows, "ratios": speed.ratios(rows)}
     forward = {k: {str(b): v for b, v in t.items()} for k, t in speed.model_throughput(models, seconds).items()}
