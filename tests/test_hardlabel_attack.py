@@ -105,8 +105,7 @@ def test_lightgbm(digits, kind: str) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("solver", sorted(zeroopt.list_solvers()))
 def test_every_registered_solver_drives_the_attack(solver: str) -> None:
     x, y = _inputs(2, seed=3)
-    extra = {"lipschitz": 10.0} if solver == "rgf-fixed" else {}
-    res = attack(linear_scores, x, y, budget=600, solver=solver, seed=0, n_classes=4, **extra)
+    res = attack(linear_scores, x, y, budget=600, solver=solver, seed=0, n_classes=4)
     assert res.success.all()
     _check(linear_scores, x, y, res, 600)
 

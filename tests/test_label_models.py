@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
 
-from applications.hardlabel.models import LabelModel, ModelOutputError, as_label_model, infer_n_classes
+from applications.hardlabel.adapters import LabelModel, ModelOutputError, as_label_model, infer_n_classes
 
 N_FEATURES = 6
 

@@ -1,6 +1,17 @@
-"""One contract, run over every registered solver (the nevergrad pattern)."""
+"""One contract, run over every registered solver (the nevergrad pattern) — built-in or written here.
+
+Two solvers are defined in this file through zeroopt's public API only: ``test-central`` (central,
+antithetic differences on the shared descent options, declaring its own defaults for a unit-sphere
+objective) and ``test-bare`` (its own three options, declaring nothing). Every registered solver then goes
+through all four uses: ``zeroopt.minimize``, the hard-label attack (a torch and a LightGBM model), a theory
+study, and the benchmark harness's ``ours`` adapter. No test passes an option because of a solver's name:
+what a solver needs in a use comes from the registry.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pytest
@@ -8,16 +19,59 @@ import pytest
 import zeroopt
 from zeroopt.problems import rotated_quadratic
 
+# ------------------------------------------------------------------ solvers written outside the package
+
+
+def central_difference(x, fx, directions, beta, scale, eps):  # type: ignore[no-untyped-def]
+    """g = scale/q · Σ (f(x + βu) − f(x − βu)) / (2β) · u over the pairs whose two values are finite."""
+    points = np.concatenate([x + beta * directions, x - beta * directions])
+    resp = yield zeroopt.Evaluate(points=points, eps=eps, hints=np.full(len(points), fx))
+    q = len(directions)
+    plus, minus = resp.values[:q], resp.values[q:]
+    ok = np.isfinite(plus) & np.isfinite(minus)
+    g = scale * ((plus - minus)[ok] / (2 * beta)) @ directions[ok] / max(int(ok.sum()), 1)
+    i = int(np.argmin(resp.values))
+    return zeroopt.GradientEstimate(g=g, eps=float(resp.eps.max()), used=int(ok.sum()), best_x=points[i],
+                                    best_f=float(resp.values[i]), best_eps=float(resp.eps[i]))
+
+
+@dataclass(frozen=True)
+class CentralOptions(zeroopt.DescentOptions):
+    q: int = 10
+
+
+def _central_defaults(context: zeroopt.SolverContext) -> dict:
+    return {"directions": "sphere", "step": 0.2 / context.dim} if context.unit_sphere else {}
+
+
+@zeroopt.register_solver("test-central", CentralOptions, "central differences (test file)", defaults=_central_defaults)
+def _make_central(opts: CentralOptions, context: zeroopt.SolverContext) -> zeroopt.ComposedSolver:
+    return zeroopt.descent_solver("test-central", opts, central_difference, best_probe=True, context=context)
+
+
+@dataclass(frozen=True)
+class BareOptions:
+    q: int = 6
+    beta: float = 0.01
+    step: float = 0.05
+
+
+@zeroopt.register_solver("test-bare", BareOptions, "parts put together by hand, no context defaults (test file)")
+def _make_bare(opts: BareOptions, context: zeroopt.SolverContext) -> zeroopt.ComposedSolver:
+    return zeroopt.ComposedSolver(
+        name="test-bare", sampler=zeroopt.SphereDirections(), estimator=zeroopt.forward_difference,
+        step_rule=partial(zeroopt.opt_line_search, grow=2.0, shrink=0.5), q=opts.q, beta=opts.beta,
+        step=opts.step, behaviours=(zeroopt.BestProbe(), zeroopt.StallRule(1e-4, beta_decay=0.1, beta_min=1e-6)),
+    )
+
+
 SOLVERS = sorted(zeroopt.list_solvers())
-L1 = 2.0  # of f(x) = x @ x
 
 
-def _options(name: str) -> dict:
-    return {"lipschitz": L1} if name == "rgf-fixed" else {}
+class Quadratic:
+    """f(x) = x @ x (L₁ = 2), remembering every point it was asked about, independently of the oracle."""
 
-
-class Recorder:
-    """f(x) = x @ x that remembers every point it was asked about, independently of the oracle."""
+    L1 = 2.0
 
     def __init__(self) -> None:
         self.points: list[np.ndarray] = []
@@ -31,24 +85,40 @@ class Recorder:
 
 
 def test_registry_lists_the_required_solvers() -> None:
-    assert {"rgf", "rgf-fixed", "coordinate", "sign"} <= set(SOLVERS)
+    assert {"rgf", "rgf-fixed", "coordinate", "sign", "test-central", "test-bare"} <= set(SOLVERS)
     for name, spec in zeroopt.list_solvers().items():
         assert spec.summary
         assert "q" in spec.defaults(), name
 
 
+def test_context_defaults_come_from_the_registry_only_for_options_a_solver_has() -> None:
+    sphere = zeroopt.SolverContext(dim=64, unit_sphere=True, adjustable_precision=True)
+    assert zeroopt.get_solver("test-bare").context_defaults(sphere) == {}  # no retract / eps_per_beta options
+    central = zeroopt.get_solver("test-central").context_defaults(sphere)
+    assert central["retract"] is zeroopt.unit_sphere and central["eps_per_beta"] == 1 / 500
+    assert central["step"] == 0.2 / 64 and central["directions"] == "sphere"
+    assert zeroopt.get_solver("rgf").context_defaults(zeroopt.SolverContext(dim=64)) == {}
+    built = zeroopt.make_solver("rgf", sphere)
+    assert built.requested_eps(0.005) == 0.005 / 500 and built.retract is zeroopt.unit_sphere
+    with pytest.raises(ValueError, match="preset"):
+        zeroopt.SolverContext(dim=3, constants="nope")
+
+
+# ------------------------------------------------------------------------------------- use 1: minimize
+
+
 @pytest.mark.parametrize("name", SOLVERS)
 def test_reduces_a_quadratic(name: str) -> None:
     x0 = np.ones(10)
-    res = zeroopt.minimize(lambda x: float(x @ x), x0, solver=name, budget=3000, seed=1, **_options(name))
+    res = zeroopt.minimize(Quadratic(), x0, solver=name, budget=3000, seed=1)
     assert res.fun < 0.1 * float(x0 @ x0), res
 
 
 @pytest.mark.parametrize("name", SOLVERS)
 @pytest.mark.parametrize("budget", [1, 7, 233])
 def test_never_exceeds_the_budget_and_returns_the_best_point_seen(name: str, budget: int) -> None:
-    f = Recorder()
-    res = zeroopt.minimize(f, np.linspace(-1, 1, 8), solver=name, budget=budget, seed=3, **_options(name))
+    f = Quadratic()
+    res = zeroopt.minimize(f, np.linspace(-1, 1, 8), solver=name, budget=budget, seed=3)
     assert len(f.values) == res.queries <= budget
     assert res.fun == min(f.values)
     assert float(res.x @ res.x) == res.fun
@@ -58,11 +128,11 @@ def test_never_exceeds_the_budget_and_returns_the_best_point_seen(name: str, bud
 @pytest.mark.parametrize("name", SOLVERS)
 def test_same_seed_same_run_bit_for_bit(name: str) -> None:
     prob = rotated_quadratic(12, seed=4)
-    runs = [zeroopt.minimize(prob, prob.x0, solver=name, budget=900, seed=11, **_options(name)) for _ in range(2)]
+    runs = [zeroopt.minimize(prob, prob.x0, solver=name, budget=900, seed=11) for _ in range(2)]
     assert np.array_equal(runs[0].x, runs[1].x)
     assert runs[0].fun == runs[1].fun and runs[0].queries == runs[1].queries
     assert [r.f for r in runs[0].history] == [r.f for r in runs[1].history]
-    other = zeroopt.minimize(prob, prob.x0, solver=name, budget=900, seed=12, **_options(name))
+    other = zeroopt.minimize(prob, prob.x0, solver=name, budget=900, seed=12)
     assert not np.array_equal(other.x, runs[0].x)
 
 
@@ -71,18 +141,19 @@ def test_same_seed_same_run_bit_for_bit(name: str) -> None:
 def test_non_finite_values_stop_with_a_clear_error(name: str, bad: float) -> None:
     calls = {"n": 0}
 
-    def f(x: np.ndarray) -> float:
-        calls["n"] += 1
-        return bad if calls["n"] > 5 else float(x @ x)
+    class F(Quadratic):
+        def __call__(self, x: np.ndarray) -> float:
+            calls["n"] += 1
+            return bad if calls["n"] > 5 else float(x @ x)
 
     with pytest.raises(zeroopt.NonFiniteValueError, match="finite"):
-        zeroopt.minimize(f, np.ones(4), solver=name, budget=500, seed=0, **_options(name))
+        zeroopt.minimize(F(), np.ones(4), solver=name, budget=500, seed=0)
 
 
 @pytest.mark.parametrize("name", SOLVERS)
 def test_history_records_are_consistent(name: str) -> None:
     prob = rotated_quadratic(6, seed=0)
-    res = zeroopt.minimize(prob, prob.x0, solver=name, budget=600, seed=0, **_options(name))
+    res = zeroopt.minimize(prob, prob.x0, solver=name, budget=600, seed=0)
     assert res.history, "at least one iteration must be recorded"
     q = [r.queries for r in res.history]
     assert q == sorted(q) and q[-1] <= res.queries
@@ -96,10 +167,7 @@ def test_history_records_are_consistent(name: str) -> None:
 def test_done_when_example(name: str) -> None:
     """The issue's acceptance example: f(x) = x @ x from ones(50), budget 20000."""
     x0 = np.ones(50)
-    runs = [
-        zeroopt.minimize(lambda x: float(x @ x), x0, solver=name, budget=20000, seed=0, **_options(name))
-        for _ in range(2)
-    ]
+    runs = [zeroopt.minimize(Quadratic(), x0, solver=name, budget=20000, seed=0) for _ in range(2)]
     assert runs[0].fun < 1e-3 * float(x0 @ x0)
     assert runs[0].queries <= 20000
     assert np.array_equal(runs[0].x, runs[1].x) and runs[0].queries == runs[1].queries
@@ -121,3 +189,78 @@ def test_target_and_max_iter_stop_runs() -> None:
     assert res.status is zeroopt.Status.TARGET and res.fun <= 1.0
     res = zeroopt.minimize(lambda x: float(x @ x), np.ones(5), budget=10_000, seed=0, max_iter=3)
     assert res.status is zeroopt.Status.MAX_ITER and res.iterations == 3
+
+
+# ------------------------------------------------------------------------ use 2: the hard-label attack
+
+
+@pytest.fixture(scope="module")
+def torch_model():  # type: ignore[no-untyped-def]
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+    x = np.random.default_rng(0).uniform(0, 1, size=(2, 1, 4, 4)).astype(np.float32)
+    with torch.no_grad():
+        y = net(torch.from_numpy(x)).argmax(1).numpy()
+    return net, x, y, lambda z: net(torch.from_numpy(np.asarray(z, np.float32))).argmax(1).numpy()
+
+
+@pytest.fixture(scope="module")
+def lightgbm_model():  # type: ignore[no-untyped-def]
+    lgb = pytest.importorskip("lightgbm")
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    x, y = (d.data / 16.0).astype(np.float32), d.target
+    clf = lgb.LGBMClassifier(n_estimators=10, num_leaves=8, verbose=-1, seed=0, deterministic=True, n_jobs=1)
+    clf.fit(x[:1000], y[:1000])
+    pick = np.flatnonzero(clf.predict(x[1000:1100]) == y[1000:1100])[:2] + 1000
+    return clf.booster_, x[pick], y[pick], lambda z: clf.predict(np.asarray(z).reshape(len(z), -1))
+
+
+@pytest.mark.parametrize("kind", ["torch_model", "lightgbm_model"])
+@pytest.mark.parametrize("name", SOLVERS)
+def test_attack(name: str, kind: str, request: pytest.FixtureRequest) -> None:
+    from applications.hardlabel import attack
+
+    model, x, y, labels_of = request.getfixturevalue(kind)
+    res = attack(model, x, y, budget=400, solver=name, seed=0, n_classes=10 if kind == "lightgbm_model" else 4)
+    assert res.success.all() and np.all(res.queries <= 400)
+    assert np.all(labels_of(res.x_adv) != y)
+    ran = [r for r in res.solver_results if r is not None]
+    assert ran and all(r.solver == name and (r.iterations >= 1 or r.status is zeroopt.Status.BUDGET) for r in ran)
+    # The best point is at least as close as the initial direction's (the first entry of the trace).
+    assert all(res.distortion[i] <= res.trace[i][0, 1] * 1.0031 for i in range(len(x)))
+
+
+# ----------------------------------------------------------------------------- use 3: a theory study
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_theory_study(name: str) -> None:
+    from theory.runner import StudySpec, run_study
+
+    spec = StudySpec(name="t", title="", solver=name, family="rotated_quadratic", dims=(4,), deltas=(0.3,),
+                     seeds=1, cap=0.05, traces=0)
+    (record,) = run_study(spec, workers=1, progress=False).records
+    assert record["queries"] > 0 and record["iterations"] >= 1 and np.isfinite(record["final_grad"])
+    assert record["final_grad"] < record["grad0"] or record["status"] == "max_iter"
+
+
+# ----------------------------------------------------------- use 4: the benchmark harness's ours adapter
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_benchmark_ours_adapter(name: str, torch_model) -> None:  # type: ignore[no-untyped-def]
+    from benchmarks.attacks.base import Batch
+    from benchmarks.attacks.ours import Ours
+    from benchmarks.monitor import QueryMonitor
+
+    _, x, y, labels_of = torch_model
+    monitor = QueryMonitor(labels_of, (0.0, 1.0))
+    monitor.register(x[:1], y[:1])
+    batch = Batch(x0=x[:1], y0=y[:1], target=None, starts=None, bounds=(0.0, 1.0), n_classes=4)
+    with monitor.owned_by(0):
+        (reported,) = Ours(name).run(monitor, batch, 300, seed=0)
+    assert reported.queries == monitor.inputs[0].count <= 300
+    assert labels_of(reported.x_adv[None])[0] != y[0] and reported.note == ""

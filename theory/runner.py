@@ -166,7 +166,11 @@ def run_cell_seed(spec: StudySpec, cell: Cell, seed: int) -> dict[str, Any]:
     callbacks: list[Callable[..., Any]] = [monitor]
     if spec.stop_at_hit:
         callbacks.append(FirstHitStop(cell.delta, grad0, criteria=spec.criteria))  # type: ignore[arg-type]
-    options = {"q": cell.q, "beta": beta, **dict(spec.solver_options)}
+    # The grid's q and β go to the solvers that have such options (the registry says which); anything
+    # else a solver needs comes from its own defaults for a plain objective, or from solver_options.
+    solver_spec = zeroopt.get_solver(spec.solver)
+    grid = {k: v for k, v in (("q", cell.q), ("beta", beta)) if solver_spec.accepts(k)}
+    options = {**grid, **dict(spec.solver_options)}
     result = zeroopt.minimize(
         problem, problem.x0, solver=spec.solver, budget=2**62, seed=solver_seq,
         max_iter=max_iter, callbacks=callbacks, **options,

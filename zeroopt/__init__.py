@@ -7,14 +7,26 @@ Quick start::
     print(res.fun, res.queries, res.status)
 
 The pieces: oracles answer requests at a counted cost under a hard budget (:mod:`zeroopt.oracle`);
-solvers are composed from a direction sampler, a gradient estimator and a step rule
-(:mod:`zeroopt.solver`) and registered by name (:func:`list_solvers`); :func:`minimize` runs one,
-:func:`drive` runs many in lockstep, sharing oracle calls.
+solvers are composed from public parts — a direction sampler, a gradient estimator, a step rule and
+behaviours such as the stall rule (:mod:`zeroopt.parts`, :mod:`zeroopt.descent`) — and registered by name
+with their defaults per problem context (:func:`register_solver`, :func:`list_solvers`); :func:`minimize`
+runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing oracle calls.
 """
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
-from .driver import drive, minimize, run_solver
+from .descent import DescentOptions, check_positive, descent_solver
+from .directions import (
+    CoordinateDirections,
+    DirectionSampler,
+    GaussianDirections,
+    SphereDirections,
+    make_sampler,
+    register_sampler,
+)
+from .driver import drive, minimize, run_solver, solve_many
+from .estimators import GradientEstimate, GradientEstimator, forward_difference, sign_of_difference
+from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search
 from .oracle import (
     BudgetExhaustedError,
     CallableOracle,
@@ -27,20 +39,42 @@ from .oracle import (
     Oracle,
     OracleGroup,
     QueryLedger,
+    SubsetGroup,
     as_oracle,
+)
+from .parts import (
+    BestProbe,
+    FixedPrecision,
+    Move,
+    PrecisionFollowsBeta,
+    ProbeSchedule,
+    StallRule,
+    unit_sphere,
 )
 from .problems import NoisyOracle, Problem
 from .records import IterationRecord, OptimizeResult, Status
-from .registry import SolverContext, SolverSpec, get_solver, list_solvers, make_solver, register_solver
+from .registry import (
+    SolverContext,
+    SolverSpec,
+    generic_defaults,
+    get_solver,
+    list_solvers,
+    make_solver,
+    register_solver,
+)
 from .solver import ComposedSolver, SolverState
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver", "Evaluate",
-    "Evaluation", "GradientNormStop", "IndependentGroup", "IterationRecord", "NoisyOracle",
-    "NonFiniteValueError", "OptimizeResult", "Oracle", "OracleGroup", "Problem", "QueryLedger",
-    "SolverContext", "SolverSpec", "SolverState", "StallStop", "Status", "ToleranceMonitor",
-    "ToleranceWarning", "as_oracle", "drive", "get_solver", "list_solvers", "make_solver", "minimize",
-    "register_solver", "run_solver",
+    "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
+    "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
+    "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",
+    "IterationRecord", "Move", "NoisyOracle", "NonFiniteValueError", "OptimizeResult", "Oracle", "OracleGroup",
+    "PrecisionFollowsBeta", "Problem", "ProbeSchedule", "QueryLedger", "SolverContext", "SolverSpec",
+    "SolverState", "SphereDirections", "StallRule", "StallStop", "Status", "StepResult", "SubsetGroup",
+    "ToleranceMonitor", "ToleranceWarning", "armijo_step", "as_oracle", "check_positive", "descent_solver",
+    "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver", "list_solvers",
+    "make_sampler", "make_solver", "minimize", "opt_line_search", "register_sampler", "register_solver",
+    "run_solver", "sign_of_difference", "solve_many", "unit_sphere",
 ]

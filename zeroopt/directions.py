@@ -7,13 +7,20 @@ smoothed function whatever the distribution.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CoordinateDirections", "DirectionSampler", "GaussianDirections", "SphereDirections", "make_sampler"]
+if TYPE_CHECKING:
+    from .registry import SolverContext
+
+__all__ = [
+    "CoordinateDirections", "DirectionSampler", "GaussianDirections", "SphereDirections", "make_sampler",
+    "register_sampler", "sampler_names",
+]
 
 
 class DirectionSampler(Protocol):
@@ -71,14 +78,35 @@ class CoordinateDirections:
         return float(d)
 
 
-def make_sampler(name: str) -> DirectionSampler:
-    """Sampler by name: ``"gaussian"``, ``"sphere"``, ``"coordinate"`` or ``"cyclic"``."""
-    table: dict[str, DirectionSampler] = {
-        "gaussian": GaussianDirections(),
-        "sphere": SphereDirections(),
-        "coordinate": CoordinateDirections(cyclic=False),
-        "cyclic": CoordinateDirections(cyclic=True),
-    }
-    if name not in table:
-        raise ValueError(f"unknown direction distribution {name!r}; choose one of {sorted(table)}")
-    return table[name]
+SamplerFactory = Callable[["SolverContext | None"], DirectionSampler]
+
+_SAMPLERS: dict[str, SamplerFactory] = {
+    "gaussian": lambda context: GaussianDirections(),
+    "sphere": lambda context: SphereDirections(),
+    "coordinate": lambda context: CoordinateDirections(cyclic=False),
+    "cyclic": lambda context: CoordinateDirections(cyclic=True),
+}
+
+
+def register_sampler(name: str, factory: SamplerFactory) -> None:
+    """Make ``directions=name`` available to every solver with a ``directions`` option.
+
+    ``factory(context)`` builds the sampler from the :class:`~zeroopt.SolverContext` of the problem (``None``
+    when only the name is being checked), so a sampler that needs the input's array shape — a low-frequency
+    basis of an image, say — reads ``context.shape``.
+    """
+    if name in _SAMPLERS:
+        raise ValueError(f"a direction sampler named {name!r} is already registered")
+    _SAMPLERS[name] = factory
+
+
+def sampler_names() -> list[str]:
+    """Names of the registered direction samplers."""
+    return sorted(_SAMPLERS)
+
+
+def make_sampler(name: str, context: SolverContext | None = None) -> DirectionSampler:
+    """Sampler by name (``"gaussian"``, ``"sphere"``, ``"coordinate"``, ``"cyclic"`` or a registered one)."""
+    if name not in _SAMPLERS:
+        raise ValueError(f"unknown direction distribution {name!r}; choose one of {sampler_names()}")
+    return _SAMPLERS[name](context)

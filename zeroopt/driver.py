@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .oracle import Evaluate, Evaluation, IndependentGroup, OracleGroup, Request, Response, as_oracle
+from .oracle import Evaluate, Evaluation, IndependentGroup, OracleGroup, Request, Response, SubsetGroup, as_oracle
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import SolverContext, make_solver
 from .solver import ComposedSolver
@@ -24,7 +24,7 @@ from .solver import ComposedSolver
 #: Consecutive iterations that cost no oracle query after which a run stops with ``Status.NO_PROGRESS``.
 FREE_ITERATION_LIMIT = 10
 
-__all__ = ["drive", "minimize", "run_solver"]
+__all__ = ["drive", "minimize", "run_solver", "solve_many"]
 
 Callback = Callable[[IterationRecord], Any]
 RunGenerator = Generator[Request, Response, OptimizeResult]
@@ -139,8 +139,16 @@ def run_solver(
             return finish(Status.NO_PROGRESS, state.x, state.iteration)
 
 
-def drive(runs: Sequence[RunGenerator], group: OracleGroup) -> list[OptimizeResult]:
-    """Advance ``runs`` in lockstep: each round, all pending requests go to ``group.answer`` at once."""
+def drive(
+    runs: Sequence[RunGenerator], group: OracleGroup, *, members: Sequence[int] | None = None
+) -> list[OptimizeResult]:
+    """Advance ``runs`` in lockstep: each round, all pending requests go to ``group.answer`` at once.
+
+    Run ``k`` is answered as member ``k`` of the group, or as member ``members[k]`` when given (so runs
+    may cover any subset of the group's members).
+    """
+    if members is not None:
+        group = SubsetGroup(group, list(members))
     results: list[OptimizeResult | None] = [None] * len(runs)
     pending: dict[int, Request] = {}
     for i, run in enumerate(runs):
@@ -158,6 +166,65 @@ def drive(runs: Sequence[RunGenerator], group: OracleGroup) -> list[OptimizeResu
                 results[i] = done.value
                 del pending[i]
     return [r for r in results if r is not None]
+
+
+def solve_many(
+    solver: ComposedSolver,
+    starts: Sequence[NDArray[np.float64]],
+    group: OracleGroup,
+    *,
+    rngs: Sequence[np.random.Generator],
+    members: Sequence[int] | None = None,
+    f0: Sequence[float] | None = None,
+    f0_eps: float = 0.0,
+    max_iter: int | None = None,
+    restarts: int = 0,
+) -> list[OptimizeResult]:
+    """Run ``solver`` from every start in lockstep, restarting runs that converge with budget left.
+
+    Parameters
+    ----------
+    solver
+        The solver (one object serves every run: all per-run state lives in the runs).
+    starts
+        Flat starting points, one per run.
+    group
+        Answers the runs' requests; run ``k`` is member ``members[k]`` (default ``k``).
+    rngs
+        One generator per run; a restart continues with its run's generator.
+    f0, f0_eps
+        Known values at the starts (and their precision), so they are not evaluated again.
+    max_iter
+        Iteration limit of each run (and of each restart).
+    restarts
+        How many times a run that converged (its own stopping rule fired) while its member still has
+        budget (:meth:`OracleGroup.remaining`) starts again from its best point with the solver's initial
+        parameters. On piecewise-constant objectives a stall rule can end runs after a few iterations,
+        and budget left unspent helps no one. 0: stop there.
+
+    Returns
+    -------
+    list of OptimizeResult
+        One per start, in order; a restarted run's result is that of its last restart (whose best point
+        is at least as good, as it starts from the previous best).
+    """
+    members = list(range(len(starts))) if members is None else list(members)
+    if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
+        raise ValueError("starts, rngs, members and f0 must have one entry per run")
+    runs = [
+        run_solver(solver, x, rng=rngs[k], f0=None if f0 is None else f0[k], f0_eps=f0_eps, max_iter=max_iter)
+        for k, x in enumerate(starts)
+    ]
+    results = drive(runs, group, members=members) if runs else []
+    for _ in range(restarts):
+        again = [k for k, r in enumerate(results) if r.status is Status.CONVERGED and group.remaining(members[k]) > 0]
+        if not again:
+            break
+        reruns = [run_solver(solver, results[k].x, rng=rngs[k], f0=results[k].fun, f0_eps=results[k].fun_eps,
+                             max_iter=max_iter) for k in again]
+        for k, r in zip(again, drive(reruns, group, members=[members[k] for k in again]), strict=True):
+            results[k] = r
+    return results
 
 
 # ------------------------------------------------------------------------------------------- validation
@@ -221,7 +288,8 @@ def minimize(
     target
         Stop once the best value is at most this.
     **options
-        Solver options; ``zeroopt.list_solvers()[solver].defaults()`` lists them.
+        Solver options; ``zeroopt.list_solvers()[solver].defaults()`` lists them. The problem is a plain
+        objective (:class:`SolverContext` without traits), so the options' own defaults apply.
 
     Returns
     -------
@@ -240,7 +308,7 @@ def minimize(
     x = _check_x0(x0)
     if max_iter is not None and (isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 0):
         raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}")
-    context = SolverContext(dim=x.size, lipschitz=getattr(fun, "L1", None))
+    context = SolverContext(dim=x.size, lipschitz=getattr(fun, "L1", None), shape=x.shape)
     built = make_solver(solver, context, **options)
     oracle = as_oracle(fun, x.shape, budget=budget)
     gradient = getattr(fun, "gradient", None)

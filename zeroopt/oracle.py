@@ -31,6 +31,7 @@ __all__ = [
     "QueryLedger",
     "Request",
     "Response",
+    "SubsetGroup",
     "as_oracle",
 ]
 
@@ -330,6 +331,30 @@ class OracleGroup(ABC):
     def queries(self, member: int) -> int:
         """Units spent so far by ``member``."""
 
+    def remaining(self, member: int) -> int | float:
+        """Units ``member`` may still spend (``inf`` when the group does not cap it)."""
+        return float("inf")
+
+
+@dataclass
+class SubsetGroup(OracleGroup):
+    """Some members of ``group``, presented as members ``0..m-1`` (``members[k]`` is member ``k``'s own index).
+
+    Lets a lockstep drive cover only the members that still have work, whatever their index in the group.
+    """
+
+    group: OracleGroup
+    members: Sequence[int]
+
+    def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
+        return self.group.answer([(self.members[i], r) for i, r in requests])
+
+    def queries(self, member: int) -> int:
+        return self.group.queries(self.members[member])
+
+    def remaining(self, member: int) -> int | float:
+        return self.group.remaining(self.members[member])
+
 
 @dataclass
 class IndependentGroup(OracleGroup):
@@ -342,3 +367,6 @@ class IndependentGroup(OracleGroup):
 
     def queries(self, member: int) -> int:
         return self.oracles[member].queries
+
+    def remaining(self, member: int) -> int | float:
+        return self.oracles[member].ledger.remaining

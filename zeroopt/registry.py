@@ -1,48 +1,130 @@
-"""The solver registry: swap a solver by name, list every solver with its options and defaults."""
+"""The solver registry: the one place that knows a solver — its options, their defaults in each context, its factory.
+
+A solver is registered once with its options dataclass (schema, defaults, ``validate()``), its factory and,
+optionally, a ``defaults(context)`` function giving the options it wants in a given *context*: a
+:class:`SolverContext` describes the problem by its mathematical traits (dimension, L₁, input shape,
+whether the objective depends on a direction only so iterates live on the unit sphere, whether the
+oracle's precision can be chosen per request). Applications describe their problem and ask the registry;
+they never keep per-solver tables of their own.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .descent import PRESETS, REFERENCE_EPS_PER_BETA
+from .parts import unit_sphere
 from .solver import ComposedSolver
 
-__all__ = ["SolverContext", "SolverSpec", "get_solver", "list_solvers", "make_solver", "register_solver"]
+__all__ = [
+    "SolverContext", "SolverSpec", "generic_defaults", "get_solver", "list_solvers", "make_solver",
+    "register_solver",
+]
 
 
 @dataclass(frozen=True)
 class SolverContext:
-    """What a solver factory may know about the problem: its dimension and, if known, its L₁."""
+    """What a solver may know about the problem it is built for.
+
+    Attributes
+    ----------
+    dim
+        Dimension d of the (flattened) variable.
+    lipschitz
+        L₁, the Lipschitz constant of the gradient, when known.
+    shape
+        The variable's array shape (e.g. an image's ``(1, 28, 28)``), for parts that need its structure.
+    unit_sphere
+        The objective depends on the direction of x only (like g(θ), a distance along the ray of θ):
+        iterates are kept on the unit sphere and probes are unit-norm directions.
+    adjustable_precision
+        The oracle answers to a requested precision ε, at a cost that grows as ε shrinks, so a solver
+        may tie ε to its smoothing radius β.
+    constants
+        A published constant set (:data:`zeroopt.descent.PRESETS`: ``"paper"`` or ``"reference"``) for
+        solvers that take their q and β from one; ``None``: the solver's own defaults.
+    """
 
     dim: int
     lipschitz: float | None = None
+    shape: tuple[int, ...] | None = None
+    unit_sphere: bool = False
+    adjustable_precision: bool = False
+    constants: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.constants is not None and self.constants not in PRESETS:
+            raise ValueError(f"constants (preset) must be one of {sorted(PRESETS)} or None, got {self.constants!r}")
+
+
+def generic_defaults(context: SolverContext) -> dict[str, Any]:
+    """Defaults any solver gets in ``context``, for the options it has.
+
+    ``retract`` = :func:`~zeroopt.parts.unit_sphere` on the unit sphere; ``eps_per_beta`` = 1/500 (the
+    reference code's ε = β/500) with an oracle of adjustable precision.
+    """
+    out: dict[str, Any] = {}
+    if context.adjustable_precision:
+        out["eps_per_beta"] = REFERENCE_EPS_PER_BETA
+    if context.unit_sphere:
+        out["retract"] = unit_sphere
+    return out
+
+
+ContextDefaults = Callable[[SolverContext], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
 class SolverSpec:
-    """A registered solver: name, one-line summary, options dataclass (with defaults) and factory."""
+    """A registered solver: name, one-line summary, options dataclass, factory and context defaults."""
 
     name: str
     summary: str
     options_type: type
     factory: Callable[[Any, SolverContext], ComposedSolver]
+    context_defaults_fn: ContextDefaults | None = None
 
-    def defaults(self) -> dict[str, Any]:
-        """Every option with its default value."""
+    def option_names(self) -> list[str]:
+        """Names of the solver's options."""
+        return [f.name for f in dataclasses.fields(self.options_type)]
+
+    def accepts(self, option: str) -> bool:
+        """Whether the solver has an option called ``option``."""
+        return option in self.option_names()
+
+    def context_defaults(self, context: SolverContext) -> dict[str, Any]:
+        """The options this solver takes in ``context`` before the caller's overrides.
+
+        :func:`generic_defaults` for the options the solver has, then what the solver declared for the context.
+        """
+        out = {k: v for k, v in generic_defaults(context).items() if self.accepts(k)}
+        if self.context_defaults_fn is not None:
+            out.update(self.context_defaults_fn(context))
+        return out
+
+    def defaults(self, context: SolverContext | None = None) -> dict[str, Any]:
+        """Every option with its default value (in ``context``, when given)."""
         out = {}
         for f in dataclasses.fields(self.options_type):
             if f.default is not dataclasses.MISSING:
                 out[f.name] = f.default
             elif f.default_factory is not dataclasses.MISSING:
                 out[f.name] = f.default_factory()
+        if context is not None:
+            out.update(self.context_defaults(context))
         return out
+
+    def resolve(self, context: SolverContext, **overrides: Any) -> dict[str, Any]:
+        """The context's defaults with the caller's ``overrides`` on top (options not named keep their default)."""
+        return {**self.context_defaults(context), **overrides}
 
     def options(self, **given: Any) -> Any:
         """Build the options object, with an error that lists valid names for an unknown one."""
-        valid = [f.name for f in dataclasses.fields(self.options_type)]
+        valid = self.option_names()
         for key in given:
             if key not in valid:
                 close = difflib.get_close_matches(key, valid, n=1)
@@ -54,17 +136,39 @@ class SolverSpec:
             validate()
         return opts
 
+    def build(self, context: SolverContext, **overrides: Any) -> ComposedSolver:
+        """The solver for ``context``: its context defaults, then ``overrides``, validated."""
+        return self.factory(self.options(**self.resolve(context, **overrides)), context)
+
 
 _REGISTRY: dict[str, SolverSpec] = {}
 
 
-def register_solver(name: str, options_type: type, summary: str) -> Callable[[Callable], Callable]:
-    """Decorator registering ``factory(options, context) -> ComposedSolver`` under ``name``."""
+def register_solver(
+    name: str, options_type: type, summary: str, *, defaults: ContextDefaults | None = None
+) -> Callable[[Callable], Callable]:
+    """Decorator registering ``factory(options, context) -> ComposedSolver`` under ``name``.
+
+    Parameters
+    ----------
+    name
+        The name users pass as ``solver=``.
+    options_type
+        A dataclass of the options with their defaults; an optional ``validate()`` method raises for bad values.
+    summary
+        One line for :func:`list_solvers`.
+    defaults
+        Optional ``defaults(context) -> dict``: the options the solver wants in a :class:`SolverContext`
+        (e.g. a step scaled for unit-norm directions). Without it the solver still gets
+        :func:`generic_defaults` for the options it has.
+    """
 
     def deco(factory: Callable[[Any, SolverContext], ComposedSolver]) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"a solver named {name!r} is already registered")
-        _REGISTRY[name] = SolverSpec(name=name, summary=summary, options_type=options_type, factory=factory)
+        if not dataclasses.is_dataclass(options_type):
+            raise TypeError(f"options_type of solver {name!r} must be a dataclass, got {options_type!r}")
+        _REGISTRY[name] = SolverSpec(name, summary, options_type, factory, defaults)
         return factory
 
     return deco
@@ -88,6 +192,5 @@ def get_solver(name: str) -> SolverSpec:
 
 
 def make_solver(name: str, context: SolverContext, **options: Any) -> ComposedSolver:
-    """Build the named solver for a problem described by ``context``."""
-    spec = get_solver(name)
-    return spec.factory(spec.options(**options), context)
+    """Build the named solver for a problem described by ``context`` (its context defaults, then ``options``)."""
+    return get_solver(name).build(context, **options)

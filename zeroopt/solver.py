@@ -1,4 +1,4 @@
-"""A zeroth-order solver composed of three parts: direction sampler, gradient estimator, step rule.
+"""A zeroth-order solver composed of parts: direction sampler, gradient estimator, step rule, behaviours.
 
 ``init`` builds the state from the starting point; ``step`` is a generator that yields oracle requests and
 returns the next state — so the same solver runs alone (:func:`zeroopt.minimize`) or in lockstep with
@@ -17,6 +17,7 @@ from .directions import DirectionSampler
 from .estimators import GradientEstimate, GradientEstimator
 from .linesearch import StepResult
 from .oracle import Request, Response
+from .parts import Behaviour, Move, Precision
 
 __all__ = ["ComposedSolver", "SolverState", "StepOutcome", "StepRule"]
 
@@ -50,59 +51,53 @@ class StepOutcome:
 
 @dataclass(frozen=True)
 class ComposedSolver:
-    """Zeroth-order descent built from parts.
+    """Zeroth-order descent composed of public parts, in order: sampler → estimator → step rule → behaviours.
 
     Parameters
     ----------
     name
         Registry name, for results and messages.
-    sampler, estimator, step_rule
-        The three parts.
+    sampler
+        Draws the probe directions (:mod:`zeroopt.directions`).
+    estimator
+        Turns the probes' answers into a gradient estimate (:mod:`zeroopt.estimators`).
+    step_rule
+        Moves along the estimate (:mod:`zeroopt.linesearch`); bind its options with ``functools.partial``.
     q
-        Probe directions per iteration (the paper's averaging size).
+        Probe directions per iteration (the paper's averaging size), or a schedule ``state -> int``
+        (e.g. :class:`~zeroopt.parts.ProbeSchedule`).
     beta
         Initial smoothing radius (finite-difference step).
     step
         Initial step size for the step rule.
-    eps
-        Precision to request from the oracle (``None``: the oracle's default).
-    eps_per_beta
-        When set, request ``eps = eps_per_beta * beta`` so the precision follows the smoothing radius
-        (Theorem 1 ties ε to β; the reference code uses β/500).
-    step_min, step_reset, beta_decay, beta_min
-        Stall handling from the OPT reference code: when the step size falls below ``step_min`` it is reset
-        to ``step_reset`` and β is multiplied by ``beta_decay``; the run converges once β < ``beta_min``.
-        ``beta_decay = 1`` disables it.
-    use_best_probe
-        Move to the best probe point when it beats the line search's result (as the OPT code does).
+    precision
+        The precision ε to request at smoothing radius β (:class:`~zeroopt.parts.FixedPrecision`,
+        :class:`~zeroopt.parts.PrecisionFollowsBeta`); ``None``: the oracle's default.
     retract
-        Optional map applied to every new iterate (e.g. normalisation onto a sphere).
-    step_rule_options
-        Extra keyword arguments for the step rule.
+        Optional map applied to every new iterate (e.g. :func:`~zeroopt.parts.unit_sphere`).
+    behaviours
+        Parts that amend each iteration's move, in order (:class:`~zeroopt.parts.BestProbe`,
+        :class:`~zeroopt.parts.StallRule`, or any :class:`~zeroopt.parts.Behaviour`).
     """
 
     name: str
     sampler: DirectionSampler
     estimator: GradientEstimator
     step_rule: StepRule
-    q: int
+    q: int | Callable[[SolverState], int]
     beta: float
     step: float
-    eps: float | None = None
-    eps_per_beta: float | None = None
-    step_min: float = 0.0
-    step_reset: float | None = None
-    beta_decay: float = 1.0
-    beta_min: float = 0.0
-    use_best_probe: bool = False
+    precision: Precision | None = None
     retract: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
-    step_rule_options: tuple[tuple[str, object], ...] = ()
+    behaviours: tuple[Behaviour, ...] = ()
 
     def requested_eps(self, beta: float) -> float | None:
         """Precision to request at smoothing radius ``beta``."""
-        if self.eps_per_beta is not None:
-            return self.eps_per_beta * beta
-        return self.eps
+        return None if self.precision is None else self.precision(beta)
+
+    def probes(self, state: SolverState) -> int:
+        """Number of probe directions for the iteration starting from ``state``."""
+        return int(self.q) if isinstance(self.q, (int, np.integer)) else int(self.q(state))
 
     def init(self, x0: NDArray[np.float64], f0: float, f0_eps: float, rng: np.random.Generator) -> SolverState:
         """State at the starting point (``f0`` already known, so nothing is re-evaluated)."""
@@ -112,37 +107,27 @@ class ComposedSolver:
         return SolverState(x=x, fx=f0, fx_eps=f0_eps, beta=self.beta, step=self.step, iteration=0, rng=rng)
 
     def step_generator(self, state: SolverState) -> Generator[Request, Response, StepOutcome]:
-        """One iteration: estimate the gradient with ``q`` probes, then apply the step rule."""
+        """One iteration: estimate the gradient with ``q`` probes, apply the step rule, then the behaviours."""
         d = state.x.size
         eps = self.requested_eps(state.beta)
-        u = self.sampler.sample(state.rng, self.q, d, state.iteration)
+        u = self.sampler.sample(state.rng, self.probes(state), d, state.iteration)
         est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, self.sampler.scale(d), eps)
-        res: StepResult = yield from self.step_rule(
-            state.x, state.fx, est.g, state.step, eps, self.retract, **dict(self.step_rule_options)
-        )
-        x, fx, fx_eps, taken = res.x, res.fx, res.fx_eps, res.step_taken
-        if not np.isfinite(fx) and np.isfinite(state.fx):
+        res: StepResult = yield from self.step_rule(state.x, state.fx, est.g, state.step, eps, self.retract)
+        move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, state.beta)
+        if not np.isfinite(move.fx) and np.isfinite(state.fx):
             # A step rule that moves unconditionally (the theory's fixed step) can land where the oracle
             # answers +inf (outside the function's domain, e.g. no decision boundary along a direction).
             # The iterate stays put instead: from there no finite difference could be formed.
-            x, fx, fx_eps, taken = state.x, state.fx, state.fx_eps, 0.0
-        if self.use_best_probe and est.best_x is not None and est.best_f < fx:
-            x = est.best_x if self.retract is None else self.retract(est.best_x)
-            fx, fx_eps, taken = est.best_f, est.best_eps, float(np.linalg.norm(x - state.x))
-        next_step, beta, converged = res.next_step, state.beta, False
-        if next_step < self.step_min:
-            # The reference code's stall rule: a vanishing step means the finite differences are too
-            # coarse for the current neighbourhood, so refine the smoothing radius.
-            next_step = self.step_reset if self.step_reset is not None else self.step
-            beta *= self.beta_decay
-            converged = beta < self.beta_min
-        new_state = replace(state, x=x, fx=fx, fx_eps=fx_eps, beta=beta, step=next_step, iteration=state.iteration + 1)
-        used_eps = max(est.eps, fx_eps, state.fx_eps)
+            move = replace(move, x=state.x, fx=state.fx, fx_eps=state.fx_eps, step_taken=0.0)
+        for behaviour in self.behaviours:
+            move = behaviour(self, state, est, move)
+        new_state = replace(state, x=move.x, fx=move.fx, fx_eps=move.fx_eps, beta=move.beta, step=move.next_step,
+                            iteration=state.iteration + 1)
         return StepOutcome(
             state=new_state,
-            eps=used_eps,
+            eps=max(est.eps, move.fx_eps, state.fx_eps),
             beta=state.beta,
-            step_taken=taken,
+            step_taken=move.step_taken,
             grad_norm=float(np.linalg.norm(est.g)),
-            converged=converged,
+            converged=move.converged,
         )

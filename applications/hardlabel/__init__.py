@@ -4,12 +4,13 @@
 >>> # result = attack(model, x0, y0, budget=4000, solver="rgf", seed=0)
 """
 
-from .attack import PAPER_DEFAULTS, REFERENCE_CODE_DEFAULTS, attack, solver_defaults
+from .adapters import LabelModel, ModelOutputError, as_label_model
+from .attack import PAPER_DEFAULTS, REFERENCE_CODE_DEFAULTS, attack
 from .boundary import BoundaryOracleGroup
-from .models import LabelModel, ModelOutputError, as_label_model
+from .config import AttackConfig
 from .result import AttackResult
 
 __all__ = [
-    "PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "AttackResult", "BoundaryOracleGroup", "LabelModel",
-    "ModelOutputError", "as_label_model", "attack", "solver_defaults",
+    "PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "AttackConfig", "AttackResult", "BoundaryOracleGroup",
+    "LabelModel", "ModelOutputError", "as_label_model", "attack",
 ]

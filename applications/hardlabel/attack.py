@@ -2,8 +2,8 @@
 
 The attack turns "find a small adversarial perturbation with top-1 labels only" into minimising
 g(θ) = distance from x0 to the decision boundary along θ, evaluated by :mod:`.boundary`, and hands g to
-any solver of the zeroopt registry. All inputs of the batch are attacked together: their initial
-searches, probes and line searches share model calls.
+any solver of the zeroopt registry, which knows the solver's settings for such an objective. All inputs of
+the batch are attacked together: their initial searches, probes and line searches share model calls.
 """
 
 from __future__ import annotations
@@ -13,62 +13,25 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 import zeroopt
-from zeroopt import QueryLedger, Status, drive, make_solver, run_solver
-from zeroopt.registry import SolverContext
+from zeroopt import QueryLedger
+from zeroopt.descent import PRESETS
 
-from .boundary import PAPER_LOCAL_RATIO, BoundaryOracleGroup, ImageState, RaySearch
-from .initial import fallback_candidates, flat_pool, initial_candidates, initial_search
-from .inputs import as_batch, as_labels
-from .models import LabelModel, ModelOutputError, as_label_model
+from .adapters import LabelModel, ModelOutputError, as_label_model
+from .boundary import BoundaryOracleGroup, ImageState
+from .config import AttackConfig, boundary_context, check_inputs, initial_precision, progress_bar, seeds_for
+from .initial import already_adversarial, initial_directions
+from .inputs import as_labels
 from .result import AttackResult
+from .verify import final_check
 
-__all__ = ["PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "attack", "solver_defaults"]
+__all__ = ["PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "attack"]
 
-# The paper's constants (Section 3.2 / 4) and the authors' reference code's, as named presets.
-PAPER_DEFAULTS: dict[str, Any] = {"q": 20, "beta": 0.005}
-REFERENCE_CODE_DEFAULTS: dict[str, Any] = {"q": 10, "beta": 0.001}
-EPS_PER_BETA = 1 / 500  # reference code: binary-search tolerance β/500, so ε follows β (Theorem 1: ε ~ βδ²)
-REFERENCE_STEP = 0.2  # reference code's initial line-search step for unit-norm probe directions
-REFERENCE_STEP_RESET = 1.0  # ... and the step it restarts from after a stall
-N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
-# Largest chunk sent to the model at once ("auto"): it bounds peak memory whatever N·q is, and on a CPU a
-# CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
-CPU_MODEL_BATCH = 256
-GPU_MODEL_BATCH = 4096
-MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
-VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
-VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001 and 1.003
-
-
-def _normalize(theta: NDArray[np.float64]) -> NDArray[np.float64]:
-    norm = np.linalg.norm(theta)
-    return theta / norm if norm > 0 else theta
-
-
-def solver_defaults(solver: str, dim: int, preset: str = "paper") -> dict[str, Any]:
-    """Options with which ``solver`` drives the attack, before the caller's overrides.
-
-    Probes are unit-norm directions on the sphere of directions (as in the reference code), every iterate
-    is renormalised, and the oracle's precision follows the smoothing radius (ε = β/500).
-    """
-    if preset not in ("paper", "reference"):
-        raise ValueError(f"preset must be 'paper' or 'reference', got {preset!r}")
-    base = dict(PAPER_DEFAULTS if preset == "paper" else REFERENCE_CODE_DEFAULTS)
-    common: dict[str, Any] = {"eps_per_beta": EPS_PER_BETA, "retract": _normalize}
-    if solver == "rgf":
-        # zeroopt's sphere estimator is unbiased (scaled by d); the reference step 0.2 was for the unscaled one.
-        return {**common, **base, "directions": "sphere", "step": REFERENCE_STEP / dim,
-                "step_reset": REFERENCE_STEP_RESET / dim}
-    if solver == "rgf-fixed":
-        return {**common, "q": base["q"], "beta": base["beta"], "directions": "sphere"}
-    if solver == "coordinate":
-        return {**common, "beta": base["beta"], "step": REFERENCE_STEP / dim, "step_reset": REFERENCE_STEP_RESET / dim}
-    if solver == "sign":
-        return {**common, "step": REFERENCE_STEP, "step_reset": REFERENCE_STEP_RESET}
-    return dict(common)
+# The paper's constants and the authors' reference code's (zeroopt.descent.PRESETS), under their old names.
+PAPER_DEFAULTS: dict[str, Any] = dict(PRESETS["paper"])
+REFERENCE_CODE_DEFAULTS: dict[str, Any] = dict(PRESETS["reference"])
 
 
 def attack(
@@ -81,18 +44,9 @@ def attack(
     solver: str = "rgf",
     seed: int | Sequence[int] | None = None,
     bounds: tuple[float, float] = (0.0, 1.0),
-    preset: str = "paper",
-    n_initial: int = N_INITIAL_DIRECTIONS,
-    target_examples: ArrayLike | None = None,
-    target_pool: tuple[ArrayLike, ArrayLike] | None = None,
-    n_classes: int | None = None,
-    local_ratio: float = PAPER_LOCAL_RATIO,
-    max_iter: int | None = None,
-    verify: int = VERIFY_QUERIES,
-    restarts: int = MAX_RESTARTS,
-    batch_size: int | str | None = "auto",
     progress: bool = False,
-    **solver_options: Any,
+    config: AttackConfig | None = None,
+    **options: Any,
 ) -> AttackResult:
     """Hard-label attack on a batch of inputs (OPT: boundary-distance minimisation).
 
@@ -119,8 +73,14 @@ def attack(
         seeds gives each input its own.
     bounds
         ``(lower, upper)`` of the input domain; every query is clipped to it.
+    progress
+        Show a progress bar (queries spent out of the total budget).
+    config
+        An :class:`~applications.hardlabel.config.AttackConfig` grouping the parameters of the attack's parts
+        below; any of them may also be given as a keyword (a keyword wins).
     preset
-        ``"paper"`` (q = 20, β = 0.005) or ``"reference"`` (the authors' code: q = 10, β = 0.001).
+        ``"paper"`` (q = 20, β = 0.005) or ``"reference"`` (the authors' code: q = 10, β = 0.001): the
+        constant set asked of the solver registry.
     n_initial
         Number of initial directions tried (random for untargeted, target-class examples for targeted).
     target_examples, target_pool
@@ -149,10 +109,10 @@ def attack(
         peak memory; ``"auto"``: 4096 for a torch module on a GPU, else 256 (a CNN on a CPU runs faster per
         sample at a few hundred than at thousands); ``None`` sends each round whole. Ignored when ``model``
         is already a ``LabelModel``.
-    progress
-        Show a progress bar (queries spent out of the total budget).
     **solver_options
-        Overrides of the solver's options (``q``, ``beta``, ``step``, ``eps``, ...).
+        Overrides of the solver's options (``q``, ``beta``, ``step``, ``eps``, ...). The defaults are the
+        solver's own for g(θ) — a unit-sphere, adjustable-precision :class:`zeroopt.SolverContext` — as the
+        registry gives them: ``zeroopt.get_solver(name).defaults(context)``.
 
     Raises
     ------
@@ -178,198 +138,55 @@ def attack(
     True
     """
     started = time.perf_counter()
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
-        raise ValueError(f"budget must be a positive integer number of queries per input, got {budget!r}")
-    zeroopt.get_solver(solver)  # unknown names fail here, before any query
-    lo, hi = (float(b) for b in bounds)
-    if not lo < hi:
-        raise ValueError(f"bounds must be (lower, upper) with lower < upper, got {bounds!r}")
-    x = as_batch(x0, "x0")
-    if x.ndim < 2:
-        raise ValueError(f"x0 must be batch first, shape (N, *input_shape); got shape {x.shape}. Use x0[None]")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("x0 contains NaN or inf")
-    if x.min() < lo or x.max() > hi:
-        raise ValueError(
-            f"x0 lies outside the bounds {bounds}: its values span [{x.min():.4g}, {x.max():.4g}]; scale the "
-            "inputs to the model's domain or pass bounds=(lower, upper)"
-        )
+    # 1. Validate, and split the keywords between the attack's parts and the solver.
+    x, lo, hi = check_inputs(x0, budget, solver, bounds)
+    cfg, solver_options = AttackConfig.split(config, options)
     n, shape = x.shape[0], x.shape[1:]
-    if batch_size == "auto":
-        batch_size = _auto_batch_size(model)
-    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
-                                   or batch_size <= 0):
-        raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {batch_size!r}")
-    label_model: LabelModel = (
-        model if isinstance(model, LabelModel) else as_label_model(model, n_classes=n_classes, batch_size=batch_size)
-    )
-    calls_before = label_model.calls
-    k = n_classes if n_classes is not None else label_model.n_classes
+    # 2. Adapt the model to a hard-label oracle.
+    label_model: LabelModel = model if isinstance(model, LabelModel) else as_label_model(
+        model, n_classes=cfg.n_classes, batch_size=cfg.model_batch(model))
+    calls_before, k = label_model.calls, cfg.n_classes if cfg.n_classes is not None else label_model.n_classes
     y = as_labels(y0, n, "y0", k)
     tgt = None if target is None else as_labels(target, n, "target", k)
     if tgt is not None and (tgt == y).any():
         i = int(np.flatnonzero(tgt == y)[0])
         raise ValueError(f"target equals y0 for input {i} (label {y[i]}); a targeted attack needs another class")
-    seeds = _seeds(seed, n)
+    rngs = [np.random.default_rng(s) for s in seeds_for(seed, n)]
+    # 3. The solver, as the registry builds it for g(θ).
+    spec, context = zeroopt.get_solver(solver), boundary_context(shape, cfg.preset)
+    resolved = spec.resolve(context, **solver_options)
+    built, eps0 = spec.build(context, **resolved), initial_precision(resolved)
+    # 4. The boundary oracle group: one ledger per input (the final check's reserve held back).
     # The model sees float32 inputs: work from exactly those values, so every reported distance is exact.
     flat = x.reshape(n, -1).astype(np.float32).astype(np.float64)
-    dim = flat.shape[1]
+    reserve = cfg.reserve(int(budget))
+    images = [ImageState(flat[i], int(y[i]), None if tgt is None else int(tgt[i]),
+                         QueryLedger(budget=int(budget) - reserve)) for i in range(n)]
+    bar = progress_bar(progress, n * int(budget))
+    group = BoundaryOracleGroup(label_model, images, shape, (lo, hi), default_eps=eps0, ratio=cfg.local_ratio,
+                                on_round=None if bar is None else bar.update)
 
-    if isinstance(verify, bool) or not isinstance(verify, (int, np.integer)) or verify < 0:
-        raise ValueError(f"verify must be a non-negative integer number of queries, got {verify!r}")
-    reserve = int(verify) if budget >= 4 * verify else 0
-    images = [
-        ImageState(flat[i], int(y[i]), None if tgt is None else int(tgt[i]), QueryLedger(budget=int(budget) - reserve))
-        for i in range(n)
-    ]
-    opts = {**solver_defaults(solver, dim, preset), **solver_options}
-    eps0 = opts.get("eps") or opts.get("eps_per_beta", EPS_PER_BETA) * opts.get("beta", PAPER_DEFAULTS["beta"])
-
-    bar = _progress_bar(progress, n * int(budget))
-    group = BoundaryOracleGroup(
-        label_model, images, shape, (lo, hi), default_eps=eps0, ratio=local_ratio,
-        on_round=None if bar is None else bar.update,
-    )
-    rngs = [np.random.default_rng(s) for s in seeds]
-
-    def result(solver_results: list[Any], passed: NDArray[np.bool_]) -> AttackResult:
-        return AttackResult.from_images(
-            images, shape, solver_results, label_model.calls - calls_before, time.perf_counter() - started,
-            group.model_seconds, passed,
-        )
+    def result(solver_results: list[Any], passed: Any) -> AttackResult:
+        return AttackResult.from_images(images, shape, solver_results, label_model.calls - calls_before,
+                                        time.perf_counter() - started, group.model_seconds, passed)
 
     try:
-        # 1. Inputs the model already gets wrong are done at once (one query each).
-        group.run([RaySearch(i, group.ray(i, np.ones(dim)), 0.0, 0.0, "compare") for i in range(n)])
-        todo = [i for i in range(n) if images[i].best_point is None and images[i].ledger.remaining > 0]
-        # 2. Initial directions (fine-grained search): g(θ0) for the best of n_initial candidates.
-        examples, pool = flat_pool(target_examples, target_pool, dim)
-        candidates = initial_candidates(images, todo, rngs, n_initial, shape, tgt, examples, pool)
-        fallback = fallback_candidates(images, todo, rngs, n_initial, tgt, pool)
-        theta0 = initial_search(group, candidates, fallback, eps0)
-        # 3. Minimise g from θ0 with the chosen solver, all inputs in lockstep.
-        runs, owners = [], []
-        for i in todo:
-            if i not in theta0 or images[i].ledger.remaining <= 0:
-                continue
-            theta, g0 = theta0[i]
-            built = make_solver(solver, SolverContext(dim=dim), **opts)
-            runs.append(run_solver(built, theta, rng=rngs[i], f0=g0, f0_eps=eps0, max_iter=max_iter))
-            owners.append(i)
-        results = drive(runs, _Remap(group, owners)) if runs else []
-        # A run that converged (its smoothing radius hit the floor) with budget left restarts from its best
-        # direction with fresh parameters: on piecewise-constant models (tree ensembles) the reference stall
-        # rule ends runs after a few iterations, and budget left unspent helps no one.
-        for _ in range(restarts):
-            again = [(k, i) for k, (i, r) in enumerate(zip(owners, results, strict=True))
-                     if r.status is Status.CONVERGED and images[i].ledger.remaining > 0]
-            if not again:
-                break
-            reruns = [run_solver(make_solver(solver, SolverContext(dim=dim), **opts), results[k].x, rng=rngs[i],
-                                 f0=results[k].fun, f0_eps=results[k].fun_eps, max_iter=max_iter) for k, i in again]
-            for (k, _i), r in zip(again, drive(reruns, _Remap(group, [i for _, i in again])), strict=True):
-                results[k] = r
-        verified = _final_check(group, reserve, int(budget), (lo, hi))
+        # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
+        todo = already_adversarial(group)
+        members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0)
+        # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left.
+        runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members, f0=g0,
+                                  f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts)
+        # 7. Re-check each best point.
+        verified = final_check(group, reserve, int(budget), (lo, hi))
     except ModelOutputError as err:
         # Nothing found so far is lost: the exception carries the best verified points up to the failure.
-        found = np.array([img.best_point is not None for img in images])
-        err.partial_result = result([None] * n, found)  # type: ignore[attr-defined]
+        err.partial_result = result([None] * n, [img.best_point is not None for img in images])  # type: ignore[attr-defined]
         raise
     finally:
         if bar is not None:
             bar.close()
     solver_results: list[Any] = [None] * n
-    for i, r in zip(owners, results, strict=True):
+    for i, r in zip(members, runs, strict=True):
         solver_results[i] = r
     return result(solver_results, verified)
-
-
-def _final_check(
-    group: BoundaryOracleGroup, reserve: int, budget: int, bounds: tuple[float, float]
-) -> NDArray[np.bool_]:
-    """Label each input's best point (and safer versions of it) once more; keep the closest still adversarial.
-
-    Returns, per input, whether the returned point passed this re-check (inputs without a reserve, or
-    already misclassified, count as passed when an adversarial was found).
-    """
-    images = group.images
-    found = np.array([img.best_point is not None for img in images])
-    if reserve == 0:
-        return found
-    scales = 1.0 + VERIFY_STEP * (2.0 ** np.arange(reserve) - 1.0)
-    owners, points = [], []
-    for i, img in enumerate(images):
-        img.ledger.budget = budget  # release the reserve
-        if img.best_point is None or img.best_distance == 0.0:
-            continue
-        delta = img.best_point.astype(np.float64).ravel() - img.x0
-        k = img.ledger.affordable(reserve)
-        img.ledger.charge(k)
-        for s in scales[:k]:
-            owners.append(i)
-            points.append(np.clip(img.x0 + s * delta, *bounds))
-    passed = found.copy()
-    if not points:
-        return passed
-    owner_arr = np.array(owners)
-    adversarial = group.query(owner_arr, np.stack(points), record=False)
-    batch = np.stack(points).astype(np.float32)
-    for i in np.unique(owner_arr):
-        rows = np.flatnonzero(owner_arr == i)
-        ok = rows[adversarial[rows]]
-        img = images[i]
-        if len(ok) == 0:
-            passed[i] = False  # labelled adversarial once, but not on re-check: reported, not hidden
-            continue
-        j = ok[0]  # smallest scale that the model still calls adversarial
-        img.best_point = batch[j].reshape(img.best_point.shape)
-        img.best_distance = float(np.linalg.norm(batch[j].astype(np.float64) - img.x0))
-    return passed
-
-
-def _auto_batch_size(model: Any) -> int:
-    """GPU_MODEL_BATCH for a torch module on a GPU, else CPU_MODEL_BATCH."""
-    params = getattr(model, "parameters", None)
-    if callable(params):
-        try:
-            first = next(iter(params()))
-        except (StopIteration, TypeError):
-            return CPU_MODEL_BATCH
-        if getattr(first, "is_cuda", False):
-            return GPU_MODEL_BATCH
-    return CPU_MODEL_BATCH
-
-
-class _Remap(zeroopt.OracleGroup):
-    """Presents a subset of the group's images as members 0..m-1 of a lockstep drive."""
-
-    def __init__(self, group: BoundaryOracleGroup, owners: list[int]) -> None:
-        self.group, self.owners = group, owners
-
-    def answer(self, requests):  # type: ignore[no-untyped-def]
-        return self.group.answer([(self.owners[i], r) for i, r in requests])
-
-    def queries(self, member: int) -> int:
-        return self.group.queries(self.owners[member])
-
-
-def _seeds(seed: int | Sequence[int] | None, n: int) -> list[Any]:
-    if seed is None:
-        # One fresh entropy draw, shared by the inputs so that batched and single runs stay comparable.
-        return [np.random.SeedSequence().entropy] * n
-    if isinstance(seed, (int, np.integer)):
-        return [int(seed)] * n
-    seeds = list(seed)
-    if len(seeds) != n:
-        raise ValueError(f"seed must be an int or one seed per input ({n}), got {len(seeds)} seeds")
-    return seeds
-
-
-def _progress_bar(enabled: bool, total: int):  # type: ignore[no-untyped-def]
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm  # tqdm: a maintained progress bar that handles terminals and notebooks
-
-    return tqdm(total=total, unit="query", desc="hard-label attack", smoothing=0.1)
-
-

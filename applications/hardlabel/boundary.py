@@ -282,6 +282,9 @@ class BoundaryOracleGroup(OracleGroup):
     def queries(self, member: int) -> int:
         return self.images[member].ledger.spent
 
+    def remaining(self, member: int) -> int | float:
+        return self.images[member].ledger.remaining
+
     def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
         per_request: list[list[RaySearch]] = []
         for owner, req in requests:

@@ -7,6 +7,7 @@ adversarial ones are then bisected towards x0 in chunks, each first checked at t
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -14,7 +15,10 @@ from numpy.typing import ArrayLike, NDArray
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
 
-__all__ = ["fallback_candidates", "flat_pool", "initial_candidates", "initial_search"]
+__all__ = [
+    "already_adversarial", "fallback_candidates", "flat_pool", "initial_candidates", "initial_directions",
+    "initial_search",
+]
 
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
 
@@ -143,3 +147,34 @@ def initial_search(
             if s.done and np.isfinite(s.value) and s.value < best.get(s.owner, (None, math.inf))[1]:
                 best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]
     return best
+
+
+def already_adversarial(group: BoundaryOracleGroup) -> list[int]:
+    """Label every input once (one query each); return those still to attack (correctly classified, budget left)."""
+    images = group.images
+    dim = images[0].x0.size if images else 0
+    group.run([RaySearch(i, group.ray(i, np.ones(dim)), 0.0, 0.0, "compare") for i in range(len(images))])
+    return [i for i, img in enumerate(images) if img.best_point is None and img.ledger.remaining > 0]
+
+
+def initial_directions(
+    group: BoundaryOracleGroup,
+    todo: list[int],
+    rngs: list[np.random.Generator],
+    config: Any,
+    shape: tuple[int, ...],
+    tgt: NDArray[np.int64] | None,
+    eps: float,
+) -> tuple[list[int], list[NDArray[np.float64]], list[float]]:
+    """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
+
+    ``config`` supplies ``n_initial``, ``target_examples`` and ``target_pool`` (an :class:`AttackConfig`).
+    Returns ``(inputs, unit directions, values)``, aligned.
+    """
+    dim = int(np.prod(shape))
+    examples, pool = flat_pool(config.target_examples, config.target_pool, dim)
+    candidates = initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool)
+    fallback = fallback_candidates(group.images, todo, rngs, config.n_initial, tgt, pool)
+    theta0 = initial_search(group, candidates, fallback, eps)
+    members = [i for i in todo if i in theta0 and group.images[i].ledger.remaining > 0]
+    return members, [theta0[i][0] for i in members], [theta0[i][1] for i in members]

@@ -30,12 +30,6 @@ from benchmarks.monitor import QueryMonitor
 
 DEFAULT_IMPL = "applications.hardlabel:attack"
 
-# Options a solver cannot run without. rgf-fixed takes the theory step 1/(4(d+4)L1), which needs the
-# Lipschitz constant L1 of g's gradient; it is unknown for a real model. On the unit sphere of directions
-# g's gradient scales with g itself (an L2 distance of order 1 on MNIST), so L1 = 1 is the neutral order of
-# magnitude; override it with --ours-option rgf-fixed:lipschitz=VALUE.
-SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {"rgf-fixed": {"lipschitz": 1.0}}
-
 
 def resolve(spec: str) -> Callable[..., Any]:
     """Import ``module:function`` and return the function (``ImportError``/``AttributeError`` if missing)."""
@@ -67,7 +61,9 @@ class Ours:
     impl : str or callable
         ``module:function`` of the attack, or the function itself.
     options : dict
-        Extra keyword options passed through to the attack; :data:`SOLVER_DEFAULTS` fills in what is missing.
+        Extra keyword options passed through to the attack. A solver's own defaults for the attack's objective
+        come from the zeroopt registry (e.g. rgf-fixed's L1 = 1 on the unit sphere; override it with
+        ``--ours-option rgf-fixed:lipschitz=VALUE``); the harness keeps no table of its own.
     """
 
     solver: str
@@ -76,9 +72,6 @@ class Ours:
     options: dict[str, Any] = field(default_factory=dict)
     family: Family = "ours"
     hard_budget: bool = True
-
-    def __post_init__(self) -> None:
-        self.options = {**SOLVER_DEFAULTS.get(self.solver, {}), **self.options}
 
     @property
     def attribution(self) -> Attribution:

@@ -1,0 +1,161 @@
+"""What configures each part of the attack, and the checks of what the caller passed.
+
+:class:`AttackConfig` groups the parameters of the attack's parts (model adapter, initial search, boundary
+search, solver runs, final check); :meth:`AttackConfig.split` separates them from the solver's own options
+in the keywords :func:`~applications.hardlabel.attack` receives, so every keyword still works.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+import zeroopt
+from zeroopt.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
+
+from .boundary import PAPER_LOCAL_RATIO
+from .inputs import as_batch
+
+__all__ = ["AttackConfig", "boundary_context", "check_inputs", "initial_precision", "seeds_for"]
+
+N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
+# Largest chunk sent to the model at once ("auto"): it bounds peak memory whatever N·q is, and on a CPU a
+# CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
+CPU_MODEL_BATCH = 256
+GPU_MODEL_BATCH = 4096
+MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
+VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
+
+
+@dataclass(frozen=True)
+class AttackConfig:
+    """The parameters of the attack's parts (see :func:`~applications.hardlabel.attack` for each one).
+
+    Attributes
+    ----------
+    preset
+        The solver's published constants (``"paper"`` or ``"reference"``), asked of the solver registry.
+    n_initial, target_examples, target_pool
+        The initial search: how many directions, and where targeted starts come from.
+    n_classes, batch_size
+        The model adapter.
+    local_ratio
+        The boundary search (Algorithm 1's ratio α).
+    max_iter, restarts
+        The solver runs.
+    verify
+        The final check.
+    """
+
+    preset: str = "paper"
+    n_initial: int = N_INITIAL_DIRECTIONS
+    target_examples: ArrayLike | None = None
+    target_pool: tuple[ArrayLike, ArrayLike] | None = None
+    n_classes: int | None = None
+    local_ratio: float = PAPER_LOCAL_RATIO
+    max_iter: int | None = None
+    verify: int = VERIFY_QUERIES
+    restarts: int = MAX_RESTARTS
+    batch_size: int | str | None = "auto"
+
+    @classmethod
+    def split(cls, config: AttackConfig | None, options: dict[str, Any]) -> tuple[AttackConfig, dict[str, Any]]:
+        """``(config with the keywords that name its fields applied, the rest: the solver's options)``."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        mine = {k: v for k, v in options.items() if k in names}
+        config = dataclasses.replace(config or cls(), **mine)
+        config.check()
+        return config, {k: v for k, v in options.items() if k not in names}
+
+    def check(self) -> None:
+        """Raise ``ValueError`` for a malformed value, before any query."""
+        for name in ("verify", "restarts"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        b = self.batch_size
+        if b != "auto" and b is not None and (isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b <= 0):
+            raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {b!r}")
+
+    def model_batch(self, model: Any) -> int | None:
+        """The batch size to wrap ``model`` with: ``"auto"`` is 4096 for a torch module on a GPU, else 256."""
+        if self.batch_size != "auto":
+            return self.batch_size  # type: ignore[return-value]
+        params = getattr(model, "parameters", None)
+        if callable(params):
+            try:
+                first = next(iter(params()))
+            except (StopIteration, TypeError):
+                return CPU_MODEL_BATCH
+            if getattr(first, "is_cuda", False):
+                return GPU_MODEL_BATCH
+        return CPU_MODEL_BATCH
+
+    def reserve(self, budget: int) -> int:
+        """Queries per input kept for the final check (none when the budget is below 4 × verify)."""
+        return int(self.verify) if budget >= 4 * self.verify else 0
+
+
+def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: tuple[float, float]) -> tuple[NDArray, float, float]:
+    """Validate the common arguments before anything is queried; return ``(x, lo, hi)``."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
+        raise ValueError(f"budget must be a positive integer number of queries per input, got {budget!r}")
+    zeroopt.get_solver(solver)  # unknown names fail here, before any query
+    lo, hi = (float(b) for b in bounds)
+    if not lo < hi:
+        raise ValueError(f"bounds must be (lower, upper) with lower < upper, got {bounds!r}")
+    x = as_batch(x0, "x0")
+    if x.ndim < 2:
+        raise ValueError(f"x0 must be batch first, shape (N, *input_shape); got shape {x.shape}. Use x0[None]")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x0 contains NaN or inf")
+    if x.min() < lo or x.max() > hi:
+        raise ValueError(
+            f"x0 lies outside the bounds {bounds}: its values span [{x.min():.4g}, {x.max():.4g}]; scale the "
+            "inputs to the model's domain or pass bounds=(lower, upper)"
+        )
+    return x, lo, hi
+
+
+def boundary_context(shape: tuple[int, ...], preset: str) -> zeroopt.SolverContext:
+    """g(θ) described to the solver registry: it depends on θ's direction only (iterates on the unit
+    sphere), and its oracle's precision is chosen per request (a binary search's tolerance)."""
+    dim = int(np.prod(shape))
+    return zeroopt.SolverContext(dim=dim, shape=tuple(shape), unit_sphere=True, adjustable_precision=True,
+                                 constants=preset)
+
+
+def initial_precision(options: dict[str, Any]) -> float:
+    """ε of the initial search and of requests without one: ``eps``, else ``eps_per_beta · beta``.
+
+    Read from the options the registry resolved (context defaults and the caller's), falling back to the
+    reference code's β/500 at the paper's β for a solver that sets neither.
+    """
+    return options.get("eps") or options.get("eps_per_beta", REFERENCE_EPS_PER_BETA) * options.get("beta", PAPER_BETA)
+
+
+def seeds_for(seed: int | Sequence[int] | None, n: int) -> list[Any]:
+    """One seed per input: the same for all (an int, or one fresh entropy draw), or the caller's N seeds."""
+    if seed is None:
+        # One fresh entropy draw, shared by the inputs so that batched and single runs stay comparable.
+        return [np.random.SeedSequence().entropy] * n
+    if isinstance(seed, (int, np.integer)):
+        return [int(seed)] * n
+    seeds = list(seed)
+    if len(seeds) != n:
+        raise ValueError(f"seed must be an int or one seed per input ({n}), got {len(seeds)} seeds")
+    return seeds
+
+
+def progress_bar(enabled: bool, total: int):  # type: ignore[no-untyped-def]
+    """A tqdm bar over ``total`` queries, or None."""
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm  # tqdm: a maintained progress bar that handles terminals and notebooks
+
+    return tqdm(total=total, unit="query", desc="hard-label attack", smoothing=0.1)

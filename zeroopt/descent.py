@@ -1,0 +1,187 @@
+"""The descent options every built-in solver shares, and the composer that turns them into a solver.
+
+Use them for a solver of your own: subclass :class:`DescentOptions` (add your options, change defaults),
+and build the solver with :func:`descent_solver`, handing it your estimator (and sampler). The reference
+code's constants then come with it instead of being copied.
+
+Defaults follow the paper (Cheng et al., ICLR 2019) where it gives a value: q = 20 probe directions,
+smoothing radius β = 0.005; the stall rule and line-search factors follow the authors' reference code
+(step 0.2, ×2 / ×0.25, step floor 1e-4, reset to 1.0, β ← β/10, stop at β < 1e-8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .directions import DirectionSampler, make_sampler, sampler_names
+from .estimators import GradientEstimator
+from .linesearch import armijo_step, fixed_step, opt_line_search
+from .parts import BestProbe, FixedPrecision, Precision, PrecisionFollowsBeta, StallRule
+from .solver import ComposedSolver, StepRule
+
+__all__ = [
+    "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
+    "DescentOptions", "check_positive", "descent_solver", "precision_for", "step_rule_for",
+]
+
+# Paper constants (Section 3.2 and the reference code), named once here.
+PAPER_Q = 20
+REFERENCE_CODE_Q = 10  # the authors' untargeted L2 code uses q = 10, not the paper's 20
+PAPER_BETA = 0.005
+REFERENCE_CODE_BETA = 0.001
+#: Published constant sets a solver context may ask for (``SolverContext(constants=...)``).
+PRESETS: dict[str, dict[str, float]] = {
+    "paper": {"q": PAPER_Q, "beta": PAPER_BETA},
+    "reference": {"q": REFERENCE_CODE_Q, "beta": REFERENCE_CODE_BETA},
+}
+REFERENCE_STEP = 0.2
+REFERENCE_GROW = 2.0
+REFERENCE_SHRINK = 0.25
+REFERENCE_STEP_MIN = 1e-4
+REFERENCE_STEP_RESET = 1.0  # the reference code restarts the step at 1.0 when it shrinks below the floor
+REFERENCE_BETA_DECAY = 0.1
+REFERENCE_BETA_MIN = 1e-8
+#: The reference code's binary searches stop at β/500: with an oracle of adjustable precision, ε follows β.
+REFERENCE_EPS_PER_BETA = 1 / 500
+
+LineSearch = Literal["opt", "armijo", "fixed"]
+Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]] | None
+
+
+def check_positive(name: str, value: float | None, *, integer: bool = False, allow_none: bool = False) -> None:
+    """Raise a clear error unless option ``name`` is a positive finite number (or ``None`` when allowed)."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"option {name} must be a number, got {value!r}")
+    if integer and int(value) != value:
+        raise ValueError(f"option {name} must be an integer, got {value!r}")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"option {name} must be positive and finite, got {value!r}")
+
+
+@dataclass(frozen=True)
+class DescentOptions:
+    """Options shared by the descent solvers.
+
+    Attributes
+    ----------
+    q, beta, step
+        Probes per iteration, initial smoothing radius, initial step size.
+    directions
+        Name of the direction sampler (:func:`zeroopt.directions.sampler_names`).
+    line_search
+        ``"opt"`` (the reference code's doubling/quartering search, factors ``grow``/``shrink``),
+        ``"armijo"`` or ``"fixed"`` (move by ``step`` unconditionally; no stall rule).
+    step_min, step_reset, beta_decay, beta_min
+        The stall rule (:class:`~zeroopt.parts.StallRule`).
+    eps, eps_per_beta
+        Precision to request from the oracle: fixed, or following β (:func:`precision_for`).
+    retract
+        Map applied to every iterate (e.g. :func:`~zeroopt.parts.unit_sphere`), or ``None``.
+    """
+
+    q: int = PAPER_Q
+    beta: float = PAPER_BETA
+    directions: str = "gaussian"
+    line_search: LineSearch = "opt"
+    step: float = REFERENCE_STEP
+    step_reset: float | None = REFERENCE_STEP_RESET
+    grow: float = REFERENCE_GROW
+    shrink: float = REFERENCE_SHRINK
+    step_min: float = REFERENCE_STEP_MIN
+    beta_decay: float = REFERENCE_BETA_DECAY
+    beta_min: float = REFERENCE_BETA_MIN
+    eps: float | None = None
+    eps_per_beta: float | None = None
+    retract: Retraction = None
+
+    def validate(self) -> None:
+        """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
+        check_positive("q", self.q, integer=True)
+        check_positive("beta", self.beta)
+        check_positive("step", self.step)
+        check_positive("step_reset", self.step_reset, allow_none=True)
+        check_positive("grow", self.grow)
+        check_positive("shrink", self.shrink)
+        check_positive("eps", self.eps, allow_none=True)
+        check_positive("eps_per_beta", self.eps_per_beta, allow_none=True)
+        if self.line_search not in ("opt", "armijo", "fixed"):
+            raise ValueError(f"line_search must be 'opt', 'armijo' or 'fixed', got {self.line_search!r}")
+        if not 0 < self.beta_decay <= 1:
+            raise ValueError(f"beta_decay must be in (0, 1], got {self.beta_decay!r}")
+        if self.directions not in sampler_names():
+            raise ValueError(f"unknown direction distribution {self.directions!r}; choose one of {sampler_names()}")
+        if self.retract is not None and not callable(self.retract):
+            raise TypeError("retract must be a callable x -> x or None")
+
+
+def step_rule_for(opts: DescentOptions) -> StepRule:
+    """The step rule ``opts.line_search`` names, with its factors bound."""
+    if opts.line_search == "opt":
+        return partial(opt_line_search, grow=opts.grow, shrink=opts.shrink)
+    if opts.line_search == "armijo":
+        return partial(armijo_step, grow=opts.grow)
+    return fixed_step
+
+
+def precision_for(opts: DescentOptions) -> Precision | None:
+    """``ε = eps_per_beta · β`` when ``eps_per_beta`` is set, else the fixed ``eps`` (``None``: oracle's default)."""
+    if opts.eps_per_beta is not None:
+        return PrecisionFollowsBeta(opts.eps_per_beta)
+    return None if opts.eps is None else FixedPrecision(opts.eps)
+
+
+def descent_solver(
+    name: str,
+    opts: DescentOptions,
+    estimator: GradientEstimator,
+    *,
+    sampler: DirectionSampler | None = None,
+    best_probe: bool = False,
+    context: object | None = None,
+) -> ComposedSolver:
+    """Compose a descent solver from its options and an estimator.
+
+    Parameters
+    ----------
+    name
+        The solver's name in results.
+    opts
+        Any :class:`DescentOptions` (or subclass) instance.
+    estimator
+        The gradient estimator (:mod:`zeroopt.estimators`, or your own generator function).
+    sampler
+        The direction sampler; default: the one ``opts.directions`` names, built for ``context``.
+    best_probe
+        Add :class:`~zeroopt.parts.BestProbe` (move to the best probe when it beats the line search).
+    context
+        The :class:`~zeroopt.SolverContext`, handed to the sampler's factory.
+
+    Returns
+    -------
+    ComposedSolver
+        sampler → estimator → step rule → [best probe] → stall rule (no stall rule for a fixed step,
+        which never shrinks).
+    """
+    behaviours: list = [BestProbe()] if best_probe else []
+    if opts.line_search != "fixed":
+        behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
+    return ComposedSolver(
+        name=name,
+        sampler=sampler or make_sampler(opts.directions, context),  # type: ignore[arg-type]
+        estimator=estimator,
+        step_rule=step_rule_for(opts),
+        q=int(opts.q),
+        beta=float(opts.beta),
+        step=float(opts.step),
+        precision=precision_for(opts),
+        retract=opts.retract,
+        behaviours=tuple(behaviours),
+    )

@@ -1,0 +1,167 @@
+"""Behaviours of a descent iteration as public, composable parts.
+
+A :class:`~zeroopt.ComposedSolver` is a chain, in the spirit of optax's ``chain``: a direction sampler, a
+gradient estimator and a step rule propose a :class:`Move`; then each of its ``behaviours`` may amend that
+move in turn. The reference code's habits are such parts:
+
+* :class:`BestProbe` — move to the best probe point when it beats the step rule's result;
+* :class:`StallRule` — when the step size falls below a floor, reset it, shrink β, converge at a β floor;
+* :func:`unit_sphere` — a retraction that puts every iterate back on the unit sphere;
+* :class:`PrecisionFollowsBeta` / :class:`FixedPrecision` — what precision ε to ask the oracle for;
+* :class:`ProbeSchedule` — a number of probes ``q`` that changes over the iterations.
+
+A new behaviour is any callable ``behaviour(solver, before, estimate, move) -> Move``; a new precision rule
+any callable ``rule(beta) -> eps | None``; a new schedule any callable ``schedule(state) -> int``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .estimators import GradientEstimate
+
+if TYPE_CHECKING:
+    from .solver import ComposedSolver, SolverState
+
+__all__ = [
+    "BestProbe",
+    "Behaviour",
+    "FixedPrecision",
+    "Move",
+    "Precision",
+    "PrecisionFollowsBeta",
+    "ProbeSchedule",
+    "StallRule",
+    "unit_sphere",
+]
+
+Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+
+@dataclass(frozen=True)
+class Move:
+    """The outcome of one iteration as it passes through the behaviours.
+
+    Attributes
+    ----------
+    x, fx, fx_eps
+        The next iterate, its value and the precision of that value.
+    step_taken
+        Distance moved along the estimate (0 when the iterate did not move).
+    next_step
+        The step size the next iteration starts from.
+    beta
+        The smoothing radius of the next iteration.
+    converged
+        Whether the solver's own stopping rule fired.
+    """
+
+    x: NDArray[np.float64]
+    fx: float
+    fx_eps: float
+    step_taken: float
+    next_step: float
+    beta: float
+    converged: bool = False
+
+
+class Behaviour(Protocol):
+    """Amends the move an iteration proposes (see the module docstring)."""
+
+    def __call__(
+        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move
+    ) -> Move: ...
+
+
+@dataclass(frozen=True)
+class BestProbe:
+    """Move to the best probe point when its value beats the step rule's result (the OPT reference code).
+
+    The probe point is retracted like any iterate; the step taken is then the distance moved.
+    """
+
+    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+        if estimate.best_x is None or not estimate.best_f < move.fx:
+            return move
+        x = estimate.best_x if solver.retract is None else solver.retract(estimate.best_x)
+        return replace(move, x=x, fx=estimate.best_f, fx_eps=estimate.best_eps,
+                       step_taken=float(np.linalg.norm(x - before.x)))
+
+
+@dataclass(frozen=True)
+class StallRule:
+    """The OPT reference code's stall rule.
+
+    When the step size falls below ``step_min``, the finite differences are too coarse for the current
+    neighbourhood: the step restarts at ``step_reset`` (the solver's initial step when ``None``), β is
+    multiplied by ``beta_decay``, and the run converges once β < ``beta_min``.
+    """
+
+    step_min: float
+    step_reset: float | None = None
+    beta_decay: float = 0.1
+    beta_min: float = 0.0
+
+    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+        if not move.next_step < self.step_min:
+            return move
+        beta = move.beta * self.beta_decay
+        reset = self.step_reset if self.step_reset is not None else solver.step
+        return replace(move, next_step=reset, beta=beta, converged=beta < self.beta_min)
+
+
+class Precision(Protocol):
+    """The precision ε to request from the oracle at smoothing radius β (``None``: the oracle's default)."""
+
+    def __call__(self, beta: float) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class FixedPrecision:
+    """Always request ``eps``."""
+
+    eps: float
+
+    def __call__(self, beta: float) -> float | None:
+        return self.eps
+
+
+@dataclass(frozen=True)
+class PrecisionFollowsBeta:
+    """Request ``eps = per_beta * beta``: the precision follows the smoothing radius.
+
+    Theorem 1 (Cheng et al. 2019) ties ε to β; the reference code's binary searches stop at β/500.
+    """
+
+    per_beta: float
+
+    def __call__(self, beta: float) -> float | None:
+        return self.per_beta * beta
+
+
+@dataclass(frozen=True)
+class ProbeSchedule:
+    """A number of probes that changes over the iterations: ``q = schedule(iteration)``.
+
+    Any callable ``state -> int`` may stand for ``q`` in a :class:`~zeroopt.ComposedSolver`; this one reads
+    only the iteration, e.g. ``ProbeSchedule(lambda t: 10 if t < 50 else 20)``.
+    """
+
+    schedule: Callable[[int], int]
+
+    def __call__(self, state: SolverState) -> int:
+        return int(self.schedule(state.iteration))
+
+
+def unit_sphere(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Retraction onto the unit sphere: ``x / ‖x‖`` (a zero vector is left as it is).
+
+    For objectives that depend on a direction only, e.g. a distance along the ray ``x0 + λ θ/‖θ‖``.
+    """
+    norm = np.linalg.norm(x)
+    return x / norm if norm > 0 else x
