@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,9 +22,16 @@ def test_ci_runs_the_readme_commands() -> None:
         assert command in ci.splitlines(), f"CI does not run the README command: {command}"
 
 
-def test_tour_minimize_example_runs() -> None:
+def _python_block_under(heading: str) -> str:
+    """The first ```python block of the README section whose heading is ``heading``."""
     text = (ROOT / "README.md").read_text()
-    block = re.findall(r"```python\n(.*?)```", text, flags=re.S)[0]
+    section = re.split(r"^#+ ", text, flags=re.M)
+    body = next(s for s in section if s.startswith(heading + "\n"))
+    return re.findall(r"```python\n(.*?)```", body, flags=re.S)[0]
+
+
+def test_tour_minimize_example_runs() -> None:
+    block = _python_block_under("Minimise a function")
     namespace: dict = {}
     exec(compile(block, "README tour", "exec"), namespace)  # noqa: S102 - the README's own example
     res = namespace["res"]
@@ -30,8 +39,20 @@ def test_tour_minimize_example_runs() -> None:
 
 
 def test_tour_theory_example_runs() -> None:
-    text = (ROOT / "README.md").read_text()
-    block = re.findall(r"```python\n(.*?)```", text, flags=re.S)[2]
+    block = _python_block_under("Theory and studies")
     namespace: dict = {}
     exec(compile(block, "README theory tour", "exec"), namespace)  # noqa: S102 - the README's own example
     assert namespace["res"].fun < namespace["prob"](namespace["prob"].x0)
+
+
+def test_write_your_own_solver_example_runs_as_written() -> None:
+    """The own-solver block, in a fresh interpreter (it registers a solver): minimize, then both digits models."""
+    block = _python_block_under("Write your own solver")
+    assert len(block.strip().splitlines()) <= 32
+    out = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    fun, queries = lines[0].split()
+    assert float(fun) < 1e-3 * 50 and int(queries) <= 20_000
+    summaries = [line for line in lines if "adversarial" in line]
+    assert len(summaries) == 2 and all(line.startswith("3/3 adversarial") for line in summaries), out.stdout

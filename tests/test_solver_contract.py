@@ -41,7 +41,7 @@ class CentralOptions(zeroopt.DescentOptions):
 
 
 def _central_defaults(context: zeroopt.SolverContext) -> dict:
-    return {"directions": "sphere", "step": 0.2 / context.dim} if context.unit_sphere else {}
+    return {"directions": "sphere", **zeroopt.unit_sphere_steps(context)} if context.unit_sphere else {}
 
 
 @zeroopt.register_solver("test-central", CentralOptions, "central differences (test file)", defaults=_central_defaults)
@@ -96,7 +96,7 @@ def test_context_defaults_come_from_the_registry_only_for_options_a_solver_has()
     assert zeroopt.get_solver("test-bare").context_defaults(sphere) == {}  # no retract / eps_per_beta options
     central = zeroopt.get_solver("test-central").context_defaults(sphere)
     assert central["retract"] is zeroopt.unit_sphere and central["eps_per_beta"] == 1 / 500
-    assert central["step"] == 0.2 / 64 and central["directions"] == "sphere"
+    assert central["step"] == 0.2 / 64 and central["step_reset"] == 1 / 64 and central["directions"] == "sphere"
     assert zeroopt.get_solver("rgf").context_defaults(zeroopt.SolverContext(dim=64)) == {}
     built = zeroopt.make_solver("rgf", sphere)
     assert built.requested_eps(0.005) == 0.005 / 500 and built.retract is zeroopt.unit_sphere

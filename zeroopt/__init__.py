@@ -15,7 +15,7 @@ runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing ora
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
-from .descent import DescentOptions, check_positive, descent_solver
+from .descent import DescentOptions, check_positive, descent_solver, preset_for, unit_sphere_steps
 from .directions import (
     CoordinateDirections,
     DirectionSampler,
@@ -75,6 +75,6 @@ __all__ = [
     "SolverState", "SphereDirections", "StallRule", "StallStop", "Status", "StepResult", "SubsetGroup",
     "ToleranceMonitor", "ToleranceWarning", "armijo_step", "as_oracle", "check_positive", "descent_solver",
     "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver", "list_solvers",
-    "make_sampler", "make_solver", "minimize", "opt_line_search", "register_sampler", "register_solver",
-    "run_solver", "sign_of_difference", "solve_many", "unit_sphere",
+    "make_sampler", "make_solver", "minimize", "opt_line_search", "preset_for", "register_sampler",
+    "register_solver", "run_solver", "sign_of_difference", "solve_many", "unit_sphere", "unit_sphere_steps",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,7 +27,8 @@ from .solver import ComposedSolver, StepRule
 
 __all__ = [
     "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
-    "DescentOptions", "check_positive", "descent_solver", "precision_for", "step_rule_for",
+    "DescentOptions", "check_positive", "descent_solver", "precision_for", "preset_for", "step_rule_for",
+    "unit_sphere_steps",
 ]
 
 # Paper constants (Section 3.2 and the reference code), named once here.
@@ -120,6 +121,20 @@ class DescentOptions:
             raise ValueError(f"unknown direction distribution {self.directions!r}; choose one of {sampler_names()}")
         if self.retract is not None and not callable(self.retract):
             raise TypeError("retract must be a callable x -> x or None")
+
+
+def preset_for(context: Any) -> dict[str, float]:
+    """q and β of the constant set a :class:`~zeroopt.SolverContext` asks for (the paper's when it names none)."""
+    return dict(PRESETS[context.constants or "paper"])
+
+
+def unit_sphere_steps(context: Any) -> dict[str, float]:
+    """The reference code's step 0.2 and reset 1.0, divided by d, for unit-norm probe directions.
+
+    The reference code's sphere estimator was unscaled; zeroopt's is unbiased (scaled by d), so the same
+    moves take steps divided by d.
+    """
+    return {"step": REFERENCE_STEP / context.dim, "step_reset": REFERENCE_STEP_RESET / context.dim}
 
 
 def step_rule_for(opts: DescentOptions) -> StepRule:

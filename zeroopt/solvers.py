@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .descent import (
-    PRESETS,
     REFERENCE_CODE_BETA,
     REFERENCE_STEP,
     REFERENCE_STEP_RESET,
@@ -21,6 +20,8 @@ from .descent import (
     LineSearch,
     check_positive,
     descent_solver,
+    preset_for,
+    unit_sphere_steps,
 )
 from .directions import CoordinateDirections
 from .estimators import forward_difference, sign_of_difference
@@ -33,16 +34,6 @@ SIGN_OPT_K = 200
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
 #: in [0, 1]), so L₁ = 1 is the neutral order of magnitude when the problem does not know its L₁.
 SPHERE_LIPSCHITZ = 1.0
-
-
-def _preset(context: SolverContext) -> dict[str, Any]:
-    return dict(PRESETS[context.constants or "paper"])
-
-
-def _scaled_steps(context: SolverContext) -> dict[str, float]:
-    # The reference step 0.2 (reset 1.0) was for an unscaled sphere estimator; zeroopt's is unbiased
-    # (scaled by d), so the same moves take steps divided by d.
-    return {"step": REFERENCE_STEP / context.dim, "step_reset": REFERENCE_STEP_RESET / context.dim}
 
 
 @dataclass(frozen=True)
@@ -58,7 +49,7 @@ class RGFOptions(DescentOptions):
 def _rgf_defaults(context: SolverContext) -> dict[str, Any]:
     if not context.unit_sphere:
         return {}
-    return {**_preset(context), "directions": "sphere", **_scaled_steps(context)}
+    return {**preset_for(context), "directions": "sphere", **unit_sphere_steps(context)}
 
 
 @register_solver("rgf", RGFOptions, "Randomized Gradient-Free with q-averaging and backtracking line search",
@@ -98,7 +89,7 @@ def theory_step(dim: int, lipschitz: float) -> float:
 def _rgf_fixed_defaults(context: SolverContext) -> dict[str, Any]:
     if not context.unit_sphere:
         return {}
-    out: dict[str, Any] = {**_preset(context), "directions": "sphere"}
+    out: dict[str, Any] = {**preset_for(context), "directions": "sphere"}
     if context.lipschitz is None:
         out["lipschitz"] = SPHERE_LIPSCHITZ
     return out
@@ -141,7 +132,7 @@ class CoordinateOptions(DescentOptions):
 def _coordinate_defaults(context: SolverContext) -> dict[str, Any]:
     if not context.unit_sphere:
         return {}
-    return {"beta": _preset(context)["beta"], **_scaled_steps(context)}
+    return {"beta": preset_for(context)["beta"], **unit_sphere_steps(context)}
 
 
 @register_solver("coordinate", CoordinateOptions, "Zeroth-order coordinate descent (random or cyclic coordinates)",
