@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +24,9 @@ from .estimators import GradientEstimator
 from .linesearch import armijo_step, fixed_step, opt_line_search
 from .parts import BestProbe, FixedPrecision, Precision, PrecisionFollowsBeta, StallRule
 from .solver import ComposedSolver, StepRule
+
+if TYPE_CHECKING:
+    from .registry import SolverContext
 
 __all__ = [
     "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
@@ -123,12 +126,12 @@ class DescentOptions:
             raise TypeError("retract must be a callable x -> x or None")
 
 
-def preset_for(context: Any) -> dict[str, float]:
+def preset_for(context: SolverContext) -> dict[str, float]:
     """q and β of the constant set a :class:`~zeroopt.SolverContext` asks for (the paper's when it names none)."""
     return dict(PRESETS[context.constants or "paper"])
 
 
-def unit_sphere_steps(context: Any) -> dict[str, float]:
+def unit_sphere_steps(context: SolverContext) -> dict[str, float]:
     """The reference code's step 0.2 and reset 1.0, divided by d, for unit-norm probe directions.
 
     The reference code's sphere estimator was unscaled; zeroopt's is unbiased (scaled by d), so the same
@@ -160,7 +163,7 @@ def descent_solver(
     *,
     sampler: DirectionSampler | None = None,
     best_probe: bool = False,
-    context: object | None = None,
+    context: SolverContext | None = None,
 ) -> ComposedSolver:
     """Compose a descent solver from its options and an estimator.
 
@@ -190,7 +193,7 @@ def descent_solver(
         behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
     return ComposedSolver(
         name=name,
-        sampler=sampler or make_sampler(opts.directions, context),  # type: ignore[arg-type]
+        sampler=sampler or make_sampler(opts.directions, context),
         estimator=estimator,
         step_rule=step_rule_for(opts),
         q=int(opts.q),
