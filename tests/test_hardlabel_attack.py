@@ -259,3 +259,18 @@ def test_runs_that_converge_early_restart_and_use_their_budget() -> None:
     assert all(r.status is zeroopt.Status.CONVERGED for r in once.solver_results)
     assert np.all(once.queries < 3000) and np.all(again.queries > once.queries) and np.all(again.queries <= 3000)
     assert np.all(again.distortion <= once.distortion * 1.0031)  # the final re-check may add up to 0.3%
+
+
+def test_part_parameters_group_in_a_config_and_keywords_win() -> None:
+    from applications.hardlabel import AttackConfig
+
+    x, y = _inputs(2, seed=6)
+    kw = {"budget": 600, "seed": 0, "n_classes": 4, "step_min": 10.0, "beta_min": 1e-3}
+    by_keyword = attack(linear_scores, x, y, restarts=0, n_initial=20, **kw)
+    by_config = attack(linear_scores, x, y, config=AttackConfig(restarts=0, n_initial=20), **kw)
+    overridden = attack(linear_scores, x, y, config=AttackConfig(restarts=7, n_initial=20), restarts=0, **kw)
+    for res in (by_config, overridden):
+        np.testing.assert_array_equal(res.distortion, by_keyword.distortion)
+        np.testing.assert_array_equal(res.queries, by_keyword.queries)
+    with pytest.raises(ValueError, match="restarts must be a non-negative integer"):
+        attack(linear_scores, x, y, restarts=-1, **kw)
