@@ -18,7 +18,7 @@ def _run(problem: zeroopt.Problem, **options: object) -> zeroopt.OptimizeResult:
     grad0 = float(np.linalg.norm(problem.gradient(problem.x0)))
     return zeroopt.minimize(
         problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=7, max_iter=20_000,
-        callbacks=[FirstHitStop(DELTA, grad0)], **options,  # type: ignore[arg-type]
+        patience=None, callbacks=[FirstHitStop(DELTA, grad0)], **options,  # type: ignore[arg-type]
     )
 
 
@@ -43,7 +43,7 @@ def test_coarse_oracle_is_flagged_and_the_bound_says_why() -> None:
     problem = make_problem("rotated_quadratic", 8, delta=DELTA, seed=3).with_noise("uniform", eps, seed=1)
     grad0 = float(np.linalg.norm(problem.gradient(problem.x0)))
     res = zeroopt.minimize(problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=7, max_iter=300, beta=beta,
-                           callbacks=[FirstHitStop(DELTA, grad0)])
+                           patience=None, callbacks=[FirstHitStop(DELTA, grad0)])
     check = check_run(res, problem, DELTA, error="zero-mean")
     assert not check.precision_ok
     assert check.violations == res.iterations and check.first_violation == 0
@@ -57,7 +57,7 @@ def test_replayed_monitor_agrees_with_a_live_one() -> None:
     problem = make_problem("rotated_quadratic", 8, delta=DELTA, seed=3).with_noise("uniform", 3 * beta * DELTA**2)
     monitor = zeroopt.ToleranceMonitor(DELTA, warn=False)
     res = zeroopt.minimize(problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=7, max_iter=50, beta=beta,
-                           callbacks=[monitor])
+                           patience=None, callbacks=[monitor])
     check = check_run(res, problem, DELTA)
     assert check.violations == len(monitor.violations) == 50
     assert res.flags and "tolerance" in res.flags[0]
@@ -99,7 +99,7 @@ def test_live_monitor_agrees_with_the_post_hoc_check() -> None:
     problem = make_problem("log_norm", 8, delta=DELTA, seed=3)
     monitor = Theorem1Monitor(problem, DELTA, stop=True)
     res = zeroopt.minimize(problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=7, max_iter=20_000,
-                           beta=admissible_beta(8, 2.0, DELTA), callbacks=[monitor])
+                           patience=None, beta=admissible_beta(8, 2.0, DELTA), callbacks=[monitor])
     check = check_run(res, problem, DELTA)
     assert res.status.value == "callback" and monitor.hit == res.iterations == check.hit_average.iteration
     assert monitor.bound == check.bound_iterations
@@ -111,6 +111,6 @@ def test_live_monitor_flags_a_coarse_oracle_and_a_missing_guarantee() -> None:
     problem = make_problem("rotated_quadratic", 8, delta=DELTA, seed=3).with_noise("uniform", 1000 * beta * DELTA**2)
     monitor = Theorem1Monitor(problem, DELTA)
     res = zeroopt.minimize(problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=7, max_iter=100, beta=beta,
-                           callbacks=[monitor])
+                           patience=None, callbacks=[monitor])
     assert any(f.startswith("theorem1: tolerance") for f in res.flags)
     assert any("no guarantee" in f and "eps" in f for f in res.flags)

@@ -12,7 +12,7 @@ from zeroopt.problems import rotated_quadratic
 
 def _tail_rms(problem: zeroopt.Problem, beta: float, iters: int, seed: int) -> float:
     res = zeroopt.minimize(problem, problem.x0, solver="rgf-fixed", budget=10**7, seed=seed, max_iter=iters,
-                           beta=beta)
+                           patience=None, beta=beta)
     g = res.history_array("true_grad_norm")[iters // 2:]
     return float(np.sqrt(np.mean(g**2)))
 

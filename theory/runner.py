@@ -170,7 +170,9 @@ def run_cell_seed(spec: StudySpec, cell: Cell, seed: int) -> dict[str, Any]:
     # else a solver needs comes from its own defaults for a plain objective, or from solver_options.
     solver_spec = zeroopt.get_solver(spec.solver)
     grid = {k: v for k, v in (("q", cell.q), ("beta", beta)) if solver_spec.accepts(k)}
-    options = {**grid, **dict(spec.solver_options)}
+    # The analysed algorithm runs to max_iter: no no-progress stopping rule (a solver option, when it has one).
+    analysed = {"patience": None} if solver_spec.accepts("patience") else {}
+    options = {**grid, **analysed, **dict(spec.solver_options)}
     result = zeroopt.minimize(
         problem, problem.x0, solver=spec.solver, budget=2**62, seed=solver_seq,
         max_iter=max_iter, callbacks=callbacks, **options,

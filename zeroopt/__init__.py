@@ -25,6 +25,7 @@ from .directions import (
     register_sampler,
 )
 from .driver import drive, minimize, run_solver, solve_many
+from .errors import ObjectiveError, PartialResultError, partial_result
 from .estimators import GradientEstimate, GradientEstimator, forward_difference, sign_of_difference
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search
 from .oracle import (
@@ -46,6 +47,7 @@ from .parts import (
     BestProbe,
     FixedPrecision,
     Move,
+    NoProgressRule,
     PrecisionFollowsBeta,
     ProbeSchedule,
     StallRule,
@@ -77,4 +79,6 @@ __all__ = [
     "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver", "list_solvers",
     "make_sampler", "make_solver", "minimize", "opt_line_search", "preset_for", "register_sampler",
     "register_solver", "run_solver", "sign_of_difference", "solve_many", "unit_sphere", "unit_sphere_steps",
+    # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
+    "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
 ]

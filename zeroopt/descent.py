@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from .directions import DirectionSampler, make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .linesearch import armijo_step, fixed_step, opt_line_search
-from .parts import BestProbe, FixedPrecision, Precision, PrecisionFollowsBeta, StallRule
+from .parts import BestProbe, FixedPrecision, NoProgressRule, Precision, PrecisionFollowsBeta, StallRule
 from .solver import ComposedSolver, StepRule
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
     "DescentOptions", "check_positive", "descent_solver", "precision_for", "preset_for", "step_rule_for",
-    "unit_sphere_steps",
+    "unit_sphere_steps", "NO_PROGRESS_WINDOW",
 ]
 
 # Paper constants (Section 3.2 and the reference code), named once here.
@@ -53,6 +53,8 @@ REFERENCE_BETA_DECAY = 0.1
 REFERENCE_BETA_MIN = 1e-8
 #: The reference code's binary searches stop at β/500: with an oracle of adjustable precision, ε follows β.
 REFERENCE_EPS_PER_BETA = 1 / 500
+#: Iterations without improvement after which a fixed-step run stops (:class:`~zeroopt.parts.NoProgressRule`).
+NO_PROGRESS_WINDOW = 200
 
 LineSearch = Literal["opt", "armijo", "fixed"]
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]] | None
@@ -89,6 +91,10 @@ class DescentOptions:
         Precision to request from the oracle: fixed, or following β (:func:`precision_for`).
     retract
         Map applied to every iterate (e.g. :func:`~zeroopt.parts.unit_sphere`), or ``None``.
+    patience
+        With ``line_search="fixed"`` (which has no stall rule): stop once the iterate's value has not
+        improved in this many iterations (:class:`~zeroopt.parts.NoProgressRule`); ``None``: never, so only
+        the budget or ``max_iter`` ends the run. Unused by the other line searches, whose stall rule stops them.
     """
 
     q: int = PAPER_Q
@@ -105,10 +111,12 @@ class DescentOptions:
     eps: float | None = None
     eps_per_beta: float | None = None
     retract: Retraction = None
+    patience: int | None = NO_PROGRESS_WINDOW
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
         check_positive("q", self.q, integer=True)
+        check_positive("patience", self.patience, integer=True, allow_none=True)
         check_positive("beta", self.beta)
         check_positive("step", self.step)
         check_positive("step_reset", self.step_reset, allow_none=True)
@@ -185,12 +193,14 @@ def descent_solver(
     Returns
     -------
     ComposedSolver
-        sampler → estimator → step rule → [best probe] → stall rule (no stall rule for a fixed step,
-        which never shrinks).
+        sampler → estimator → step rule → [best probe] → stall rule; a fixed step, which never shrinks,
+        gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
     """
     behaviours: list = [BestProbe()] if best_probe else []
     if opts.line_search != "fixed":
         behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
+    elif opts.patience is not None:
+        behaviours.append(NoProgressRule(int(opts.patience)))
     return ComposedSolver(
         name=name,
         sampler=sampler or make_sampler(opts.directions, context),

@@ -16,10 +16,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .oracle import Evaluate, Evaluation, IndependentGroup, OracleGroup, Request, Response, SubsetGroup, as_oracle
+from .checks import check_budget, check_callbacks, check_max_iter, check_target, check_x0
+from .errors import attach_partial_result, partial_result
+from .oracle import (
+    Evaluate,
+    Evaluation,
+    IndependentGroup,
+    Oracle,
+    OracleGroup,
+    Request,
+    Response,
+    SubsetGroup,
+    as_oracle,
+)
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import SolverContext, make_solver
-from .solver import ComposedSolver
+from .solver import ComposedSolver, SolverState
 
 #: Consecutive iterations that cost no oracle query after which a run stops with ``Status.NO_PROGRESS``.
 FREE_ITERATION_LIMIT = 10
@@ -28,6 +40,22 @@ __all__ = ["drive", "minimize", "run_solver", "solve_many"]
 
 Callback = Callable[[IterationRecord], Any]
 RunGenerator = Generator[Request, Response, OptimizeResult]
+
+
+class Abort(Exception):
+    """Thrown into a run by :func:`drive` when something else failed: the run returns its partial result.
+
+    ``response`` holds what the oracle answered of the run's pending request before the fault (or None).
+    """
+
+    def __init__(self, status: Status, response: Response | None = None) -> None:
+        super().__init__(status.value)
+        self.status, self.response = status, response
+
+
+def status_for(err: BaseException) -> Status:
+    """``INTERRUPTED`` for Ctrl-C, ``ERROR`` for anything else."""
+    return Status.INTERRUPTED if isinstance(err, KeyboardInterrupt) else Status.ERROR
 
 
 def run_solver(
@@ -49,13 +77,15 @@ def run_solver(
     best value reaches ``target``, when a callback returns True, or when the solver converges. Whatever
     stops it, the result holds the best point seen among all evaluated points.
     """
-    shape = shape or x0.shape
+    shape = shape if shape is not None else x0.shape
     queries = 0
     best_x, best_f, best_eps = x0, math.inf, 0.0
+    state: SolverState | None = None
+    waiting: Request | None = None  # the request the run is waiting on, for an aborting answer's values
 
     def observe(req: Request, resp: Response) -> None:
         nonlocal best_x, best_f, best_eps, queries
-        queries = resp.queries
+        queries = max(queries, resp.queries)
         values, eps = resp.values, resp.eps  # a Comparison carries values only when they were computed
         if values is not None and eps is not None and len(values):
             i = int(np.argmin(values))
@@ -72,71 +102,94 @@ def run_solver(
             iterations=iterations,
             status=status,
             message=OptimizeResult.message_for(status),
-            history=history,
+            history=list(history),
             x_last=None if x_last is None else np.array(x_last).reshape(shape),
             flags=flags,
             solver=solver.name,
         )
 
-    history: list[IterationRecord] = []
-    if f0 is None:
-        req = Evaluate(points=x0[None, :], eps=solver.requested_eps(solver.beta))
-        resp = yield req
-        observe(req, resp)
-        if resp.exhausted:
-            return finish(Status.BUDGET, None, 0)
-        assert isinstance(resp, Evaluation)
-        f0, f0_eps = float(resp.values[0]), float(resp.eps[0])
-    else:
-        best_x, best_f, best_eps = x0, float(f0), float(f0_eps)
+    def partial(status: Status) -> OptimizeResult:
+        return finish(status, None if state is None else state.x, 0 if state is None else state.iteration)
 
-    state = solver.init(x0, f0, f0_eps, rng)
-    if target is not None and best_f <= target:
-        return finish(Status.TARGET, state.x, 0)
-    free_iterations = 0
-    while True:
-        queries_before = queries
-        if max_iter is not None and state.iteration >= max_iter:
-            return finish(Status.MAX_ITER, state.x, state.iteration)
-        step = solver.step_generator(state)
-        try:
-            req = next(step)
-            while True:
-                resp = yield req
-                observe(req, resp)
-                if resp.exhausted:
-                    step.close()
-                    return finish(Status.BUDGET, state.x, state.iteration)
-                req = step.send(resp)
-        except StopIteration as done:
-            outcome = done.value
-        state = outcome.state
-        record = IterationRecord(
-            iteration=state.iteration - 1,
-            queries=queries,
-            f=state.fx,
-            best_f=best_f,
-            eps=outcome.eps,
-            beta=outcome.beta,
-            step_size=outcome.step_taken,
-            grad_norm_estimate=outcome.grad_norm,
-            true_grad_norm=None if gradient is None else float(np.linalg.norm(gradient(state.x.reshape(shape)))),
-        )
-        history.append(record)
-        stop = False
-        for cb in callbacks:
-            stop = bool(cb(record)) or stop
-        if stop:
-            return finish(Status.CALLBACK, state.x, state.iteration)
+    history: list[IterationRecord] = []
+    try:
+        if f0 is None:
+            req = Evaluate(points=x0[None, :], eps=solver.requested_eps(solver.beta))
+            waiting = req
+            resp = yield req
+            waiting = None
+            observe(req, resp)
+            if resp.exhausted:
+                return finish(Status.BUDGET, None, 0)
+            assert isinstance(resp, Evaluation)
+            f0, f0_eps = float(resp.values[0]), float(resp.eps[0])
+        else:
+            best_x, best_f, best_eps = x0, float(f0), float(f0_eps)
+
+        state = solver.init(x0, f0, f0_eps, rng)
         if target is not None and best_f <= target:
-            return finish(Status.TARGET, state.x, state.iteration)
-        if outcome.converged:
-            return finish(Status.CONVERGED, state.x, state.iteration)
-        # An oracle may answer some points at no cost (a hard-label oracle knows a zero direction has no
-        # boundary). Iterations that keep costing nothing can never exhaust the budget, so they end the run.
-        free_iterations = free_iterations + 1 if queries == queries_before else 0
-        if free_iterations >= FREE_ITERATION_LIMIT:
-            return finish(Status.NO_PROGRESS, state.x, state.iteration)
+            return finish(Status.TARGET, state.x, 0)
+        free_iterations = 0
+        while True:
+            queries_before = queries
+            if max_iter is not None and state.iteration >= max_iter:
+                return finish(Status.MAX_ITER, state.x, state.iteration)
+            step = solver.step_generator(state)
+            try:
+                req = next(step)
+                while True:
+                    waiting = req
+                    resp = yield req
+                    waiting = None
+                    observe(req, resp)
+                    if resp.exhausted:
+                        step.close()
+                        return finish(Status.BUDGET, state.x, state.iteration)
+                    req = step.send(resp)
+            except StopIteration as done:
+                outcome = done.value
+            state = outcome.state
+            record = IterationRecord(
+                iteration=state.iteration - 1,
+                queries=queries,
+                f=state.fx,
+                best_f=best_f,
+                eps=outcome.eps,
+                beta=outcome.beta,
+                step_size=outcome.step_taken,
+                grad_norm_estimate=outcome.grad_norm,
+                true_grad_norm=None if gradient is None else float(np.linalg.norm(gradient(state.x.reshape(shape)))),
+            )
+            history.append(record)
+            stop = False
+            for cb in callbacks:
+                stop = bool(cb(record)) or stop
+            if stop:
+                return finish(Status.CALLBACK, state.x, state.iteration)
+            if target is not None and best_f <= target:
+                return finish(Status.TARGET, state.x, state.iteration)
+            if outcome.converged:
+                return finish(Status.CONVERGED, state.x, state.iteration)
+            # An oracle may answer some points at no cost (a hard-label oracle knows a zero direction has no
+            # boundary). Iterations that keep costing nothing can never exhaust the budget, so they end the run.
+            free_iterations = free_iterations + 1 if queries == queries_before else 0
+            if free_iterations >= FREE_ITERATION_LIMIT:
+                return finish(Status.NO_PROGRESS, state.x, state.iteration)
+    except Abort as abort:
+        # Something outside this run failed (the oracle, another run): end with what was found, including
+        # the values the oracle answered for this run's last request before the fault.
+        if abort.response is not None and waiting is not None:
+            observe(waiting, abort.response)
+        return partial(abort.status)
+    except GeneratorExit:
+        raise
+    except BaseException as err:
+        # This run's own code failed (a callback, the solver, the objective's gradient): the partial result
+        # rides on the exception, which keeps its type (Ctrl-C stays a KeyboardInterrupt).
+        raised = attach_partial_result(err, partial(status_for(err)))
+        if raised is err:
+            raise
+        raise raised from err
 
 
 def drive(
@@ -146,26 +199,68 @@ def drive(
 
     Run ``k`` is answered as member ``k`` of the group, or as member ``members[k]`` when given (so runs
     may cover any subset of the group's members).
+
+    If anything fails — the group's oracle, a run's own code, Ctrl-C — the exception is re-raised with
+    ``partial_result``: one :class:`OptimizeResult` per run, in order (finished runs their result, the others
+    what they had found, status ``"error"``/``"interrupted"``; ``None`` for a run that never started).
     """
     if members is not None:
         group = SubsetGroup(group, list(members))
     results: list[OptimizeResult | None] = [None] * len(runs)
     pending: dict[int, Request] = {}
-    for i, run in enumerate(runs):
-        try:
-            pending[i] = next(run)
-        except StopIteration as done:
-            results[i] = done.value
-    while pending:
-        items = list(pending.items())
-        responses = group.answer(items)
-        for (i, _), resp in zip(items, responses, strict=True):
+    unsent: dict[int, Response] = {}  # answers (whole or a prefix) computed but not delivered when a fault hit
+    current: int | None = None  # the run whose own code is executing
+    try:
+        for i, run in enumerate(runs):
+            current = i
             try:
-                pending[i] = runs[i].send(resp)
+                pending[i] = next(run)
             except StopIteration as done:
                 results[i] = done.value
-                del pending[i]
+        current = None
+        while pending:
+            items = list(pending.items())
+            try:
+                responses = group.answer(items)
+            except BaseException as err:
+                answered = getattr(err, "zeroopt_answers", None) or {}
+                unsent.update({items[pos][0]: r for pos, r in answered.items() if pos < len(items)})
+                raise
+            for pos, ((i, _), resp) in enumerate(zip(items, responses, strict=True)):
+                current = i
+                unsent = {j: r for (j, _), r in zip(items[pos + 1:], responses[pos + 1:], strict=True)}
+                try:
+                    pending[i] = runs[i].send(resp)
+                except StopIteration as done:
+                    results[i] = done.value
+                    del pending[i]
+            current, unsent = None, {}
+    except GeneratorExit:
+        raise
+    except BaseException as err:
+        for i in list(pending):
+            if i == current:  # its own code raised: it attached its partial result itself
+                own = partial_result(err)
+                results[i] = own if isinstance(own, OptimizeResult) else None
+            else:
+                results[i] = _abort(runs[i], Abort(status_for(err), unsent.get(i)))
+        raised = attach_partial_result(err, results)
+        if raised is err:
+            raise
+        raise raised from err
     return [r for r in results if r is not None]
+
+
+def _abort(run: RunGenerator, abort: Abort) -> OptimizeResult | None:
+    """End a suspended run with its partial result."""
+    try:
+        run.throw(abort)
+    except StopIteration as done:
+        return done.value
+    except Abort:  # the run had not started, or had already ended
+        return None
+    run.close()  # a run that yields again after an Abort is broken; it has no result to give
+    return None
 
 
 def solve_many(
@@ -206,7 +301,8 @@ def solve_many(
     -------
     list of OptimizeResult
         One per start, in order; a restarted run's result is that of its last restart (whose best point
-        is at least as good, as it starts from the previous best).
+        is at least as good, as it starts from the previous best). On a failure the exception carries
+        such a list as ``partial_result`` (see :func:`drive`).
     """
     members = list(range(len(starts))) if members is None else list(members)
     if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
@@ -222,35 +318,19 @@ def solve_many(
             break
         reruns = [run_solver(solver, results[k].x, rng=rngs[k], f0=results[k].fun, f0_eps=results[k].fun_eps,
                              max_iter=max_iter) for k in again]
-        for k, r in zip(again, drive(reruns, group, members=[members[k] for k in again]), strict=True):
+        try:
+            rerun_results = drive(reruns, group, members=[members[k] for k in again])
+        except BaseException as err:
+            # The partial result covers every run: the finished ones and the restarts cut short.
+            partial = partial_result(err)
+            if isinstance(partial, list) and len(partial) == len(again):
+                for k, r in zip(again, partial, strict=True):
+                    results[k] = r if r is not None else results[k]
+                attach_partial_result(err, list(results))
+            raise
+        for k, r in zip(again, rerun_results, strict=True):
             results[k] = r
     return results
-
-
-# ------------------------------------------------------------------------------------------- validation
-
-
-def _check_budget(budget: object) -> int:
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
-        raise TypeError(f"budget must be a positive integer number of oracle queries, got {budget!r}")
-    if budget <= 0:
-        raise ValueError(f"budget must be a positive integer number of oracle queries, got {budget}")
-    return int(budget)
-
-
-def _check_x0(x0: ArrayLike) -> NDArray[np.float64]:
-    arr = np.asarray(x0)
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
-        raise TypeError(
-            f"x0 must be an array of real numbers, got dtype {arr.dtype}; convert it with np.asarray(x0, dtype=float)"
-        )
-    if arr.size == 0:
-        raise ValueError("x0 is empty; pass the starting point as a non-empty array")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(
-            f"x0 contains {int((~np.isfinite(arr)).sum())} non-finite value(s) (NaN or inf); start from a finite point"
-        )
-    return arr.astype(float)
 
 
 def minimize(
@@ -260,7 +340,7 @@ def minimize(
     solver: str = "rgf",
     budget: int,
     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
-    callbacks: Iterable[Callback] = (),
+    callbacks: Iterable[Callback] | Callback = (),
     max_iter: int | None = None,
     target: float | None = None,
     **options: Any,
@@ -270,23 +350,27 @@ def minimize(
     Parameters
     ----------
     fun
-        A callable ``f(x) -> float`` (wrapped as an exact oracle), a :class:`zeroopt.Oracle` (e.g. with
-        injected error), or a problem from :mod:`zeroopt.problems` (whose known gradient and L₁ are then
-        used for diagnostics and the theory step).
+        A callable ``f(x) -> float`` (wrapped as an exact oracle; it gets a copy of each point, which it
+        may modify), a :class:`zeroopt.Oracle` (e.g. with injected error), or a problem from
+        :mod:`zeroopt.problems` (whose known gradient and L₁ are then used for diagnostics and the theory
+        step). An ``Oracle`` counts the queries of one run: one that has already spent queries is refused
+        (create a new one per run).
     x0
-        Starting point, any shape; solvers work on its flattened copy.
+        Starting point, any shape (a 0-d scalar too); solvers work on its flattened copy, and ``x`` comes
+        back in the shape of ``x0``.
     solver
         Registered solver name, see :func:`zeroopt.list_solvers`.
     budget
-        Hard cap on oracle cost units (function evaluations, model queries); never exceeded.
+        Hard cap on oracle cost units (function evaluations, model queries); never exceeded. A positive
+        integer (``TypeError`` for any other type, ``100.0`` included; ``ValueError`` for <= 0).
     seed
         Seed for every random choice (int, SeedSequence or Generator); same seed, same run, bit for bit.
     callbacks
-        Callables ``cb(record) -> bool | None`` called after every iteration; True stops the run.
+        A callable ``cb(record) -> bool | None``, or several, called after every iteration; True stops the run.
     max_iter
         Optional iteration limit.
     target
-        Stop once the best value is at most this.
+        Stop once the best value is at most this (a number; NaN is an error).
     **options
         Solver options; ``zeroopt.list_solvers()[solver].defaults()`` lists them. The problem is a plain
         objective (:class:`SolverContext` without traits), so the options' own defaults apply.
@@ -297,6 +381,16 @@ def minimize(
         Best point seen (``x``, ``fun``), ``queries`` (as counted by the oracle), ``iterations``,
         ``history`` of :class:`IterationRecord`, ``status``/``message``, and ``flags`` from monitors.
 
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad argument, option or solver: always before the first query.
+    Exception
+        Whatever stopped the run after its first query — the objective raising or returning NaN/inf
+        (:class:`NonFiniteValueError`), ``None`` (:class:`~zeroopt.errors.ObjectiveError`), a callback
+        raising, ``KeyboardInterrupt`` — is re-raised as it is, with the best result so far attached as
+        ``err.partial_result`` (an :class:`OptimizeResult` with status ``"error"`` or ``"interrupted"``).
+
     Examples
     --------
     >>> import numpy as np, zeroopt
@@ -304,12 +398,19 @@ def minimize(
     >>> res.fun < 1e-3 and res.queries <= 2000
     True
     """
-    budget = _check_budget(budget)
-    x = _check_x0(x0)
-    if max_iter is not None and (isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 0):
-        raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}")
+    # Everything is checked before the first query.
+    budget = check_budget(budget)
+    x = check_x0(x0)
+    max_iter, target = check_max_iter(max_iter), check_target(target)
+    callbacks = check_callbacks(callbacks)
     context = SolverContext(dim=x.size, lipschitz=getattr(fun, "L1", None), shape=x.shape)
     built = make_solver(solver, context, **options)
+    if isinstance(fun, Oracle) and fun.queries > 0:
+        raise ValueError(
+            f"this Oracle has already spent {fun.queries} queries (an earlier run): its ledger counts one run's "
+            "budget. Create a new oracle for each minimize call, or give it a fresh ledger: "
+            "oracle.ledger = zeroopt.QueryLedger()"
+        )
     oracle = as_oracle(fun, x.shape, budget=budget)
     gradient = getattr(fun, "gradient", None)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -319,9 +420,18 @@ def minimize(
         rng=rng,
         max_iter=max_iter,
         target=target,
-        callbacks=list(callbacks),
+        callbacks=callbacks,
         gradient=gradient if callable(gradient) else None,
         shape=x.shape,
     )
-    (result,) = drive([run], IndependentGroup([oracle]))
+    try:
+        (result,) = drive([run], IndependentGroup([oracle]))
+    except BaseException as err:
+        # drive attaches one result per run: minimize has one run, so the partial result is that run's.
+        runs = partial_result(err)
+        if isinstance(runs, list) and len(runs) == 1 and runs[0] is not None:
+            raised = attach_partial_result(err, runs[0])
+            if raised is not err:
+                raise raised from err
+        raise
     return result

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from .errors import NonFiniteValueError, ObjectiveError, set_quietly
+
 __all__ = [
     "BudgetExhaustedError",
     "CallableOracle",
@@ -34,10 +36,6 @@ __all__ = [
     "SubsetGroup",
     "as_oracle",
 ]
-
-
-class NonFiniteValueError(FloatingPointError):
-    """The objective returned NaN or ±inf where a finite value was required."""
 
 
 class BudgetExhaustedError(RuntimeError):
@@ -195,7 +193,18 @@ class Oracle(ABC):
         k = self.ledger.affordable(m)
         self.ledger.charge(k)
         if k:
-            values, eps = self._values(request.points[:k], request.eps)
+            try:
+                values, eps = self._values(request.points[:k], request.eps)
+            except BaseException as err:
+                # The k units are spent. What was answered before the fault (a subclass leaves the values of
+                # the first points in ``err.zeroopt_values``) goes with the error, so no run loses it.
+                done = np.asarray(getattr(err, "zeroopt_values", np.empty(0)), dtype=float)
+                # Units charged for points the objective was never called on are given back.
+                called = getattr(err, "zeroopt_called", k)
+                self.ledger.spent -= k - min(max(int(called), len(done)), k)
+                set_quietly(err, "zeroopt_answer", Evaluation(values=done, eps=np.zeros(len(done)),
+                                                              queries=self.ledger.spent, exhausted=True))
+                raise
         else:
             values, eps = np.empty(0), np.empty(0)
         return Evaluation(values=values, eps=eps, queries=self.ledger.spent, exhausted=k < m)
@@ -247,41 +256,58 @@ class CallableOracle(Oracle):
     def _values(
         self, points: NDArray[np.float64], eps: float | None
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        # ``fun`` always gets a copy: one that writes into its argument must not move the solver's points.
         if self.batched:
-            raw = np.asarray(self.fun(points.reshape((len(points), *self.shape))), dtype=float)
+            raw_out = self.fun(points.reshape((len(points), *self.shape)).copy())
+            if raw_out is None:
+                raise ObjectiveError(_NONE_MESSAGE)
+            raw = np.asarray(raw_out, dtype=float)
             if raw.shape != (len(points),):
                 raise ValueError(
                     f"batched objective returned shape {raw.shape} for {len(points)} points; "
                     f"expected ({len(points)},)"
                 )
-            values = raw
-        else:
-            values = np.empty(len(points))
-            for i, p in enumerate(points):
-                values[i] = _as_scalar(self.fun(p.reshape(self.shape)))
-        _check_finite(values, points)
+            bad = ~np.isfinite(raw)
+            if bad.any():
+                i = int(np.argmax(bad))
+                err = _non_finite(raw[i], points[i], i, len(raw))
+                err.zeroopt_values = raw[:i].copy()  # type: ignore[attr-defined]
+                raise err
+            return raw, np.zeros(len(points))
+        values = np.empty(len(points))
+        for i, p in enumerate(points):
+            try:
+                values[i] = _as_scalar(self.fun(p.reshape(self.shape).copy()))
+                if not np.isfinite(values[i]):
+                    raise _non_finite(values[i], p, i, len(points))
+            except BaseException as err:
+                set_quietly(err, "zeroopt_values", values[:i].copy())  # answered before the fault
+                set_quietly(err, "zeroopt_called", i + 1)  # points the objective was called on
+                raise
         return values, np.zeros(len(points))
 
 
+_NONE_MESSAGE = "fun returned None — did you forget a return? The objective must return a real number"
+
+
 def _as_scalar(value: object) -> float:
+    if value is None:
+        raise ObjectiveError(_NONE_MESSAGE)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as err:
-        raise TypeError(f"the objective must return a real number, got {value!r}") from err
+        raise ObjectiveError(f"the objective must return a real number, got {value!r}") from err
     if arr.size != 1:
         raise ValueError(f"the objective must return a scalar, got an array of shape {arr.shape}")
     return float(arr.reshape(()))
 
 
-def _check_finite(values: NDArray[np.float64], points: NDArray[np.float64]) -> None:
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise NonFiniteValueError(
-            f"the objective returned {values[i]} at a point with norm {np.linalg.norm(points[i]):.4g} "
-            f"(the {i}-th of a batch of {len(values)}); zeroopt needs finite values — check the objective "
-            "for overflow or log/sqrt of negatives, or bound the search region"
-        )
+def _non_finite(value: float, point: NDArray[np.float64], i: int, m: int) -> NonFiniteValueError:
+    return NonFiniteValueError(
+        f"the objective returned {value} at a point with norm {np.linalg.norm(point):.4g} "
+        f"(the {i}-th of a batch of {m}); zeroopt needs finite values — check the objective "
+        "for overflow or log/sqrt of negatives, or bound the search region"
+    )
 
 
 def as_oracle(fun: object, shape: tuple[int, ...], *, budget: int | None = None) -> Oracle:
@@ -363,7 +389,19 @@ class IndependentGroup(OracleGroup):
     oracles: Sequence[Oracle] = field(default_factory=list)
 
     def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
-        return [self.oracles[i].answer(req) for i, req in requests]
+        out: list[Response] = []
+        for pos, (i, req) in enumerate(requests):
+            try:
+                out.append(self.oracles[i].answer(req))
+            except BaseException as err:
+                # The members answered before the fault, and the faulting one's answered prefix, go with the
+                # error (by position in ``requests``): :func:`zeroopt.drive` hands them to their runs.
+                answers: dict[int, Response] = dict(enumerate(out))
+                if getattr(err, "zeroopt_answer", None) is not None:
+                    answers[pos] = err.zeroopt_answer  # type: ignore[attr-defined]
+                set_quietly(err, "zeroopt_answers", answers)
+                raise
+        return out
 
     def queries(self, member: int) -> int:
         return self.oracles[member].queries

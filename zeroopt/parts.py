@@ -6,6 +6,8 @@ move in turn. The reference code's habits are such parts:
 
 * :class:`BestProbe` — move to the best probe point when it beats the step rule's result;
 * :class:`StallRule` — when the step size falls below a floor, reset it, shrink β, converge at a β floor;
+* :class:`NoProgressRule` — converge when the iterates' best value stops improving over a window (a
+  stopping rule for step rules that never shrink, such as the theory's fixed step);
 * :func:`unit_sphere` — a retraction that puts every iterate back on the unit sphere;
 * :class:`PrecisionFollowsBeta` / :class:`FixedPrecision` — what precision ε to ask the oracle for;
 * :class:`ProbeSchedule` — a number of probes ``q`` that changes over the iterations.
@@ -16,9 +18,9 @@ any callable ``rule(beta) -> eps | None``; a new schedule any callable ``schedul
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +35,7 @@ __all__ = [
     "Behaviour",
     "FixedPrecision",
     "Move",
+    "NoProgressRule",
     "Precision",
     "PrecisionFollowsBeta",
     "ProbeSchedule",
@@ -59,6 +62,8 @@ class Move:
         The smoothing radius of the next iteration.
     converged
         Whether the solver's own stopping rule fired.
+    memory
+        What behaviours remember into the next iteration (the state's ``memory``, updated by copy).
     """
 
     x: NDArray[np.float64]
@@ -68,6 +73,7 @@ class Move:
     next_step: float
     beta: float
     converged: bool = False
+    memory: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Behaviour(Protocol):
@@ -113,6 +119,31 @@ class StallRule:
         beta = move.beta * self.beta_decay
         reset = self.step_reset if self.step_reset is not None else solver.step
         return replace(move, next_step=reset, beta=beta, converged=beta < self.beta_min)
+
+
+@dataclass(frozen=True)
+class NoProgressRule:
+    """Converge when the iterate's value has not improved in ``window`` consecutive iterations.
+
+    An improvement is a value below the best iterate value so far by more than ``rtol · |best| + atol``.
+    A step rule that never shrinks (the theory's fixed step) has no other rule to end a run: without this
+    one, only the budget would. It remembers ``(best, iterations since)`` in the state's ``memory`` under
+    ``key``, so one solver object serves any number of runs.
+    """
+
+    window: int = 200
+    rtol: float = 1e-9
+    atol: float = 0.0
+    key: str = "no_progress"
+
+    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+        best, since = move.memory.get(self.key, (before.fx, 0))
+        if move.fx < best - (self.rtol * abs(best) + self.atol):
+            best, since = move.fx, 0
+        else:
+            since += 1
+        memory = {**move.memory, self.key: (best, since)}
+        return replace(move, memory=memory, converged=move.converged or since >= self.window)
 
 
 class Precision(Protocol):

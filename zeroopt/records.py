@@ -20,6 +20,8 @@ class Status(str, enum.Enum):
     CALLBACK = "callback"  # a user callback asked to stop
     CONVERGED = "converged"  # the solver's own stopping rule fired (e.g. smoothing radius below its floor)
     NO_PROGRESS = "no_progress"  # iterations kept costing no queries: the oracle answers nothing new
+    ERROR = "error"  # an exception stopped the run; this partial result rides on it (``err.partial_result``)
+    INTERRUPTED = "interrupted"  # KeyboardInterrupt (Ctrl-C) stopped the run; likewise a partial result
 
 
 _MESSAGES = {
@@ -29,6 +31,8 @@ _MESSAGES = {
     Status.CALLBACK: "a callback asked to stop",
     Status.CONVERGED: "the solver converged",
     Status.NO_PROGRESS: "iterations stopped costing queries (the oracle answered every point without looking)",
+    Status.ERROR: "an exception stopped the run: this is the best found before it (a partial result)",
+    Status.INTERRUPTED: "the run was interrupted (KeyboardInterrupt): this is the best found before it",
 }
 
 
@@ -92,8 +96,8 @@ class OptimizeResult:
 
     @property
     def success(self) -> bool:
-        """True unless the run was cut short by an error-like condition (none exist yet: all stops are clean)."""
-        return True
+        """False for a partial result (the run was stopped by an exception or Ctrl-C), else True."""
+        return self.status not in (Status.ERROR, Status.INTERRUPTED)
 
     @staticmethod
     def message_for(status: Status) -> str:

@@ -7,8 +7,9 @@ other runs whose requests are answered together (:func:`zeroopt.drive`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,6 +36,9 @@ class SolverState:
     step: float
     iteration: int
     rng: np.random.Generator
+    #: What behaviours remember between iterations (e.g. :class:`~zeroopt.parts.NoProgressRule`'s window),
+    #: by key; a behaviour returns an updated copy in its :class:`~zeroopt.parts.Move`, never mutates it.
+    memory: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,7 @@ class ComposedSolver:
         u = self.sampler.sample(state.rng, self.probes(state), d, state.iteration)
         est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, self.sampler.scale(d), eps)
         res: StepResult = yield from self.step_rule(state.x, state.fx, est.g, state.step, eps, self.retract)
-        move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, state.beta)
+        move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, state.beta, memory=state.memory)
         if not np.isfinite(move.fx) and np.isfinite(state.fx):
             # A step rule that moves unconditionally (the theory's fixed step) can land where the oracle
             # answers +inf (outside the function's domain, e.g. no decision boundary along a direction).
@@ -122,7 +126,7 @@ class ComposedSolver:
         for behaviour in self.behaviours:
             move = behaviour(self, state, est, move)
         new_state = replace(state, x=move.x, fx=move.fx, fx_eps=move.fx_eps, beta=move.beta, step=move.next_step,
-                            iteration=state.iteration + 1)
+                            iteration=state.iteration + 1, memory=move.memory)
         return StepOutcome(
             state=new_state,
             eps=max(est.eps, move.fx_eps, state.fx_eps),

@@ -1,0 +1,76 @@
+"""Checks of what callers pass, shared by :func:`zeroopt.minimize` and the applications built on zeroopt.
+
+Each raises before the first query, with the same type and message wherever the argument is taken:
+``TypeError`` for a value of the wrong kind, ``ValueError`` for one of the right kind out of range.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["check_budget", "check_callbacks", "check_max_iter", "check_target", "check_x0"]
+
+
+def check_budget(budget: object) -> int:
+    """``budget`` as an int: ``TypeError`` unless an integer (``100.0`` included), ``ValueError`` unless positive."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
+        raise TypeError(f"budget must be a positive integer number of queries, got {budget!r}")
+    if budget <= 0:
+        raise ValueError(f"budget must be a positive integer number of queries, got {budget!r}")
+    return int(budget)
+
+
+def check_x0(x0: ArrayLike) -> NDArray[np.float64]:
+    """A finite, non-empty real array (any shape, a 0-d one included) as float64."""
+    arr = np.asarray(x0)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+        raise TypeError(
+            f"x0 must be an array of real numbers, got dtype {arr.dtype}; convert it with np.asarray(x0, dtype=float)"
+        )
+    if arr.size == 0:
+        raise ValueError("x0 is empty; pass the starting point as a non-empty array")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(
+            f"x0 contains {int((~np.isfinite(arr)).sum())} non-finite value(s) (NaN or inf); start from a finite point"
+        )
+    return arr.astype(float)
+
+
+def check_target(target: object) -> float | None:
+    """``None`` or a real number that is not NaN (a NaN target could never be reached, silently)."""
+    if target is None:
+        return None
+    if isinstance(target, bool) or not isinstance(target, (int, float, np.integer, np.floating)):
+        raise TypeError(f"target must be a real number or None, got {target!r}")
+    if math.isnan(float(target)):
+        raise ValueError("target is NaN, which no value can reach; pass a number (or None for no target)")
+    return float(target)
+
+
+def check_max_iter(max_iter: object) -> int | None:
+    """``None`` or a non-negative integer."""
+    if max_iter is None:
+        return None
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, float, np.integer, np.floating)) \
+            or int(max_iter) != max_iter or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}")
+    return int(max_iter)
+
+
+def check_callbacks(callbacks: object) -> list[Callable[..., Any]]:
+    """A list of callables from one callable or an iterable of them."""
+    if callbacks is None:
+        return []
+    items = [callbacks] if callable(callbacks) else callbacks
+    if not isinstance(items, Iterable) or isinstance(items, (str, bytes)):
+        raise TypeError(f"callbacks must be a callable or a list of callables, got {type(callbacks).__name__}")
+    out = list(items)
+    for cb in out:
+        if not callable(cb):
+            raise TypeError(f"every callback must be callable cb(record) -> bool | None, got {cb!r}")
+    return out
