@@ -18,12 +18,13 @@ from numpy.typing import ArrayLike
 import zeroopt
 from zeroopt import QueryLedger
 from zeroopt.descent import PRESETS
+from zeroopt.errors import attach_partial_result, partial_result
 
-from .adapters import LabelModel, ModelOutputError, as_label_model
+from .adapters import LabelModel, as_label_model
 from .boundary import BoundaryOracleGroup, ImageState
 from .config import AttackConfig, boundary_context, check_inputs, initial_precision, progress_bar, seeds_for
 from .initial import already_adversarial, initial_directions
-from .inputs import as_labels
+from .inputs import as_labels, check_labels_fit
 from .result import AttackResult
 from .verify import final_check
 
@@ -69,8 +70,13 @@ def attack(
         one-query comparison (Sign-OPT).
     seed
         Seed for every random choice. Each input's randomness depends on ``seed`` only, not on its position
-        in the batch, so a batch gives the same per-input results as one-at-a-time attacks; a sequence of N
-        seeds gives each input its own.
+        in the batch; a sequence of N seeds gives each input its own. A batch gives bit-identical per-input
+        results to one-at-a-time attacks when the model labels each input independently of the others in its
+        call. Many do not, exactly: a neural network's outputs can change in the last bits with the batch's
+        size and content (other kernels, other summation orders), which can flip a label within ε of the
+        boundary and so change the search from there on (on the MNIST CNN, L2 distortions differed by up
+        to 3.6e-3 with ``"sign"``). With ``batch_size=1`` every model call holds one input, and batched and
+        one-at-a-time results are bit-identical.
     bounds
         ``(lower, upper)`` of the input domain; every query is clipped to it.
     progress
@@ -116,9 +122,16 @@ def attack(
 
     Raises
     ------
+    TypeError, ValueError
+        For a bad argument, solver or option (unknown, misspelt, out of range): always before the first
+        model query. A label beyond the model's score width, when no ``n_classes`` says it beforehand, is a
+        ``ValueError`` after the first model call.
     ModelOutputError
-        When the model raises or returns something malformed (NaN, wrong shape, labels out of range); its
-        ``partial_result`` attribute holds the :class:`AttackResult` found up to the failure.
+        When the model raises or returns something malformed (NaN, wrong shape, labels out of range).
+    Exception
+        Whatever stops the attack after its first query (``ModelOutputError``, ``KeyboardInterrupt``, ...)
+        is re-raised as it is, with ``partial_result`` attached: the :class:`AttackResult` up to the failure
+        (every adversarial the model labelled so far; ``success`` marks those, not re-checked).
 
     Returns
     -------
@@ -151,6 +164,7 @@ def attack(
     if tgt is not None and (tgt == y).any():
         i = int(np.flatnonzero(tgt == y)[0])
         raise ValueError(f"target equals y0 for input {i} (label {y[i]}); a targeted attack needs another class")
+    cfg.check_targets(tgt)
     rngs = [np.random.default_rng(s) for s in seeds_for(seed, n)]
     # 3. The solver, as the registry builds it for g(θ).
     spec, context = zeroopt.get_solver(solver), boundary_context(shape, cfg.preset)
@@ -163,26 +177,38 @@ def attack(
     images = [ImageState(flat[i], int(y[i]), None if tgt is None else int(tgt[i]),
                          QueryLedger(budget=int(budget) - reserve)) for i in range(n)]
     bar = progress_bar(progress, n * int(budget))
-    group = BoundaryOracleGroup(label_model, images, shape, (lo, hi), default_eps=eps0, ratio=cfg.local_ratio,
-                                on_round=None if bar is None else bar.update)
+    group = BoundaryOracleGroup(_labels_checked(label_model, y, tgt), images, shape, (lo, hi), default_eps=eps0,
+                                ratio=cfg.local_ratio, on_round=None if bar is None else bar.update)
 
     def result(solver_results: list[Any], passed: Any) -> AttackResult:
         return AttackResult.from_images(images, shape, solver_results, label_model.calls - calls_before,
                                         time.perf_counter() - started, group.model_seconds, passed)
 
+    members: list[int] = []
+    in_runs = False
     try:
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
         todo = already_adversarial(group)
         members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0)
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left.
+        in_runs = True
         runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members, f0=g0,
                                   f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts)
+        in_runs = False
         # 7. Re-check each best point.
         verified = final_check(group, reserve, int(budget), (lo, hi))
-    except ModelOutputError as err:
-        # Nothing found so far is lost: the exception carries the best verified points up to the failure.
-        err.partial_result = result([None] * n, [img.best_point is not None for img in images])  # type: ignore[attr-defined]
-        raise
+    except BaseException as err:
+        # Nothing found so far is lost, whatever stopped the attack (the model, Ctrl-C): the exception keeps
+        # its type and carries every adversarial the model labelled up to the failure, and the runs' results.
+        partial_runs: list[Any] = [None] * n
+        runs_so_far = partial_result(err) if in_runs else None
+        if isinstance(runs_so_far, list) and len(runs_so_far) == len(members):
+            for i, r in zip(members, runs_so_far, strict=True):
+                partial_runs[i] = r
+        raised = attach_partial_result(err, result(partial_runs, [img.best_point is not None for img in images]))
+        if raised is err:
+            raise
+        raise raised from err
     finally:
         if bar is not None:
             bar.close()
@@ -190,3 +216,20 @@ def attack(
     for i, r in zip(members, runs, strict=True):
         solver_results[i] = r
     return result(solver_results, verified)
+
+
+def _labels_checked(label_model: LabelModel, y: Any, tgt: Any) -> Any:
+    """The model as the attack queries it: labels beyond its score width (once known) are an error.
+
+    Without ``n_classes`` the width is learnt from the first scores; the check comes before any label is
+    used, so a label 12 on a 10-class model is never taken for "already misclassified".
+    """
+    if label_model.n_classes is not None:
+        return label_model
+
+    def labels(batch: Any) -> Any:
+        out = label_model(batch)
+        check_labels_fit(label_model.score_width, {"y0": y, "target": tgt})
+        return out
+
+    return labels

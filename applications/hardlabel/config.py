@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
-from zeroopt.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
+from zeroopt.checks import check_budget, check_max_iter
+from zeroopt.descent import PAPER_BETA, PRESETS, REFERENCE_EPS_PER_BETA
 
 from .boundary import PAPER_LOCAL_RATIO
 from .inputs import as_batch
@@ -81,6 +82,34 @@ class AttackConfig:
         b = self.batch_size
         if b != "auto" and b is not None and (isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b <= 0):
             raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {b!r}")
+        self.check_search()
+
+    def check_search(self) -> None:
+        """The initial search's, boundary search's and runs' parameters (before any query, like the rest)."""
+        n = self.n_initial
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+            raise ValueError(f"n_initial must be a positive integer, got {n!r}")
+        r = self.local_ratio
+        if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)) or not 0 < r < 1:
+            raise ValueError(f"local_ratio must be a number in (0, 1), got {r!r}")
+        if self.preset not in PRESETS:
+            raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {self.preset!r}")
+        check_max_iter(self.max_iter)
+
+    def check_targets(self, tgt: NDArray[np.int64] | None) -> None:
+        """A targeted attack needs examples of each target class: check that it has them, before any query."""
+        if tgt is None:
+            return
+        if self.target_examples is None and self.target_pool is None:
+            raise ValueError(
+                "a targeted attack starts from examples of the target class: pass target_examples=(M, *input_shape) "
+                "inputs, or target_pool=(x, y) to draw them from a dataset"
+            )
+        if self.target_examples is None and self.target_pool is not None:
+            pool_y = np.asarray(self.target_pool[1])
+            missing = sorted({int(t) for t in tgt} - {int(v) for v in pool_y.ravel()})
+            if missing:
+                raise ValueError(f"target_pool holds no example of target class(es) {missing}")
 
     def model_batch(self, model: Any) -> int | None:
         """The batch size to wrap ``model`` with: ``"auto"`` is 4096 for a torch module on a GPU, else 256."""
@@ -103,8 +132,7 @@ class AttackConfig:
 
 def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: tuple[float, float]) -> tuple[NDArray, float, float]:
     """Validate the common arguments before anything is queried; return ``(x, lo, hi)``."""
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
-        raise ValueError(f"budget must be a positive integer number of queries per input, got {budget!r}")
+    check_budget(budget)  # the same TypeError / ValueError as zeroopt.minimize
     zeroopt.get_solver(solver)  # unknown names fail here, before any query
     lo, hi = (float(b) for b in bounds)
     if not lo < hi:
@@ -112,6 +140,8 @@ def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: tuple[float, f
     x = as_batch(x0, "x0")
     if x.ndim < 2:
         raise ValueError(f"x0 must be batch first, shape (N, *input_shape); got shape {x.shape}. Use x0[None]")
+    if x.shape[0] == 0:
+        raise ValueError(f"x0 holds no inputs (shape {x.shape}); pass at least one input to attack")
     if not np.all(np.isfinite(x)):
         raise ValueError("x0 contains NaN or inf")
     if x.min() < lo or x.max() > hi:

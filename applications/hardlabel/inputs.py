@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["as_batch", "as_labels"]
+__all__ = ["as_batch", "as_labels", "check_labels_fit"]
 
 
 def as_batch(x: Any, name: str) -> NDArray[np.float64]:
@@ -39,3 +39,20 @@ def as_labels(y: Any, n: int, name: str, n_classes: int | None) -> NDArray[np.in
             "labels are class indices (for scikit-learn and LightGBM models: indices into classes_)"
         )
     return arr.astype(np.int64)
+
+
+def check_labels_fit(width: int | None, labels: dict[str, NDArray[np.int64] | None]) -> None:
+    """Raise ``ValueError`` if a label is not a column of the model's scores (``width`` of them, once known).
+
+    A model given without ``n_classes`` reveals its class count only with its first scores; a label beyond
+    them would otherwise read as "already misclassified".
+    """
+    if width is None:
+        return
+    for name, arr in labels.items():
+        if arr is not None and len(arr) and int(arr.max()) >= width:
+            bad = arr[arr >= width]
+            raise ValueError(
+                f"{name} holds label(s) {bad[:5].tolist()} but the model returns scores for {width} classes "
+                f"(0..{width - 1}); labels are class indices. Pass n_classes= to have this checked before any query"
+            )

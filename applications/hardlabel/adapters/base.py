@@ -123,6 +123,11 @@ class LabelModel:
         step = self.batch_size
         return np.concatenate([self._query(x[start : start + step]) for start in range(0, n, step)])
 
+    @property
+    def score_width(self) -> int | None:
+        """Scores per input the model returned (``K``), once it has returned scores; ``None`` before or for labels."""
+        return self._width
+
     def reset_counters(self) -> None:
         """Set ``calls`` and ``samples`` back to zero."""
         self.calls = 0
