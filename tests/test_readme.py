@@ -56,3 +56,11 @@ def test_write_your_own_solver_example_runs_as_written() -> None:
     assert float(fun) < 1e-3 * 50 and int(queries) <= 20_000
     summaries = [line for line in lines if "adversarial" in line]
     assert len(summaries) == 2 and all(line.startswith("3/3 adversarial") for line in summaries), out.stdout
+
+
+def test_what_happens_when_things_go_wrong_example_runs() -> None:
+    block = _python_block_under("What happens when things go wrong")
+    namespace: dict = {}
+    exec(compile(block, "README faults", "exec"), namespace)  # noqa: S102 - the README's own example
+    res = namespace["res"]
+    assert res.status.value == "error" and res.queries == 500 and 0 <= res.fun < 10 and res.history

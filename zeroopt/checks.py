@@ -13,7 +13,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["check_budget", "check_callbacks", "check_max_iter", "check_target", "check_x0"]
+from .errors import NonFiniteValueError, ObjectiveError
+
+__all__ = [
+    "NONE_MESSAGE", "as_scalar_value", "check_budget", "check_callbacks", "check_max_iter", "check_target",
+    "check_x0", "non_finite_error",
+]
+
+NONE_MESSAGE = "fun returned None — did you forget a return? The objective must return a real number"
 
 
 def check_budget(budget: object) -> int:
@@ -74,3 +81,28 @@ def check_callbacks(callbacks: object) -> list[Callable[..., Any]]:
         if not callable(cb):
             raise TypeError(f"every callback must be callable cb(record) -> bool | None, got {cb!r}")
     return out
+
+
+# ------------------------------------------------------------------------------- what an objective returns
+
+
+def as_scalar_value(value: object) -> float:
+    """One objective value as a float: :class:`ObjectiveError` (a ``TypeError``) for ``None`` or a non-number."""
+    if value is None:
+        raise ObjectiveError(NONE_MESSAGE)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ObjectiveError(f"the objective must return a real number, got {value!r}") from err
+    if arr.size != 1:
+        raise ValueError(f"the objective must return a scalar, got an array of shape {arr.shape}")
+    return float(arr.reshape(()))
+
+
+def non_finite_error(value: float, point: NDArray[np.float64], i: int, m: int) -> NonFiniteValueError:
+    """The error for a NaN/inf value at the ``i``-th of ``m`` points."""
+    return NonFiniteValueError(
+        f"the objective returned {value} at a point with norm {np.linalg.norm(point):.4g} "
+        f"(the {i}-th of a batch of {m}); zeroopt needs finite values — check the objective "
+        "for overflow or log/sqrt of negatives, or bound the search region"
+    )

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .checks import check_budget, check_callbacks, check_max_iter, check_target, check_x0
 from .errors import attach_partial_result, partial_result
+from .faults import Abort, abort_run, status_for
 from .oracle import (
     Evaluate,
     Evaluation,
@@ -40,22 +41,6 @@ __all__ = ["drive", "minimize", "run_solver", "solve_many"]
 
 Callback = Callable[[IterationRecord], Any]
 RunGenerator = Generator[Request, Response, OptimizeResult]
-
-
-class Abort(Exception):
-    """Thrown into a run by :func:`drive` when something else failed: the run returns its partial result.
-
-    ``response`` holds what the oracle answered of the run's pending request before the fault (or None).
-    """
-
-    def __init__(self, status: Status, response: Response | None = None) -> None:
-        super().__init__(status.value)
-        self.status, self.response = status, response
-
-
-def status_for(err: BaseException) -> Status:
-    """``INTERRUPTED`` for Ctrl-C, ``ERROR`` for anything else."""
-    return Status.INTERRUPTED if isinstance(err, KeyboardInterrupt) else Status.ERROR
 
 
 def run_solver(
@@ -243,24 +228,12 @@ def drive(
                 own = partial_result(err)
                 results[i] = own if isinstance(own, OptimizeResult) else None
             else:
-                results[i] = _abort(runs[i], Abort(status_for(err), unsent.get(i)))
+                results[i] = abort_run(runs[i], Abort(status_for(err), unsent.get(i)))
         raised = attach_partial_result(err, results)
         if raised is err:
             raise
         raise raised from err
     return [r for r in results if r is not None]
-
-
-def _abort(run: RunGenerator, abort: Abort) -> OptimizeResult | None:
-    """End a suspended run with its partial result."""
-    try:
-        run.throw(abort)
-    except StopIteration as done:
-        return done.value
-    except Abort:  # the run had not started, or had already ended
-        return None
-    run.close()  # a run that yields again after an Abort is broken; it has no result to give
-    return None
 
 
 def solve_many(

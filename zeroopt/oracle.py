@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from .checks import NONE_MESSAGE, as_scalar_value, non_finite_error
 from .errors import NonFiniteValueError, ObjectiveError, set_quietly
 
 __all__ = [
@@ -260,7 +261,7 @@ class CallableOracle(Oracle):
         if self.batched:
             raw_out = self.fun(points.reshape((len(points), *self.shape)).copy())
             if raw_out is None:
-                raise ObjectiveError(_NONE_MESSAGE)
+                raise ObjectiveError(NONE_MESSAGE)
             raw = np.asarray(raw_out, dtype=float)
             if raw.shape != (len(points),):
                 raise ValueError(
@@ -270,44 +271,21 @@ class CallableOracle(Oracle):
             bad = ~np.isfinite(raw)
             if bad.any():
                 i = int(np.argmax(bad))
-                err = _non_finite(raw[i], points[i], i, len(raw))
+                err = non_finite_error(raw[i], points[i], i, len(raw))
                 err.zeroopt_values = raw[:i].copy()  # type: ignore[attr-defined]
                 raise err
             return raw, np.zeros(len(points))
         values = np.empty(len(points))
         for i, p in enumerate(points):
             try:
-                values[i] = _as_scalar(self.fun(p.reshape(self.shape).copy()))
+                values[i] = as_scalar_value(self.fun(p.reshape(self.shape).copy()))
                 if not np.isfinite(values[i]):
-                    raise _non_finite(values[i], p, i, len(points))
+                    raise non_finite_error(values[i], p, i, len(points))
             except BaseException as err:
                 set_quietly(err, "zeroopt_values", values[:i].copy())  # answered before the fault
                 set_quietly(err, "zeroopt_called", i + 1)  # points the objective was called on
                 raise
         return values, np.zeros(len(points))
-
-
-_NONE_MESSAGE = "fun returned None — did you forget a return? The objective must return a real number"
-
-
-def _as_scalar(value: object) -> float:
-    if value is None:
-        raise ObjectiveError(_NONE_MESSAGE)
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ObjectiveError(f"the objective must return a real number, got {value!r}") from err
-    if arr.size != 1:
-        raise ValueError(f"the objective must return a scalar, got an array of shape {arr.shape}")
-    return float(arr.reshape(()))
-
-
-def _non_finite(value: float, point: NDArray[np.float64], i: int, m: int) -> NonFiniteValueError:
-    return NonFiniteValueError(
-        f"the objective returned {value} at a point with norm {np.linalg.norm(point):.4g} "
-        f"(the {i}-th of a batch of {m}); zeroopt needs finite values — check the objective "
-        "for overflow or log/sqrt of negatives, or bound the search region"
-    )
 
 
 def as_oracle(fun: object, shape: tuple[int, ...], *, budget: int | None = None) -> Oracle:

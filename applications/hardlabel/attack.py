@@ -185,36 +185,36 @@ def attack(
                                         time.perf_counter() - started, group.model_seconds, passed)
 
     members: list[int] = []
-    in_runs = False
+    runs: Any = None
+    solver_results: list[Any] = [None] * n  # per input, filled when the runs end (or are cut short)
     try:
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
         todo = already_adversarial(group)
         members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0)
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left.
-        in_runs = True
-        runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members, f0=g0,
-                                  f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts)
-        in_runs = False
+        try:
+            runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members,
+                                      f0=g0, f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts)
+        except BaseException as err:
+            runs = partial_result(err)  # one partial OptimizeResult per run
+            raise
+        finally:
+            if isinstance(runs, list) and len(runs) == len(members):
+                solver_results = [None] * n
+                for i, r in zip(members, runs, strict=True):
+                    solver_results[i] = r
         # 7. Re-check each best point.
         verified = final_check(group, reserve, int(budget), (lo, hi))
     except BaseException as err:
         # Nothing found so far is lost, whatever stopped the attack (the model, Ctrl-C): the exception keeps
         # its type and carries every adversarial the model labelled up to the failure, and the runs' results.
-        partial_runs: list[Any] = [None] * n
-        runs_so_far = partial_result(err) if in_runs else None
-        if isinstance(runs_so_far, list) and len(runs_so_far) == len(members):
-            for i, r in zip(members, runs_so_far, strict=True):
-                partial_runs[i] = r
-        raised = attach_partial_result(err, result(partial_runs, [img.best_point is not None for img in images]))
+        raised = attach_partial_result(err, result(solver_results, [img.best_point is not None for img in images]))
         if raised is err:
             raise
         raise raised from err
     finally:
         if bar is not None:
             bar.close()
-    solver_results: list[Any] = [None] * n
-    for i, r in zip(members, runs, strict=True):
-        solver_results[i] = r
     return result(solver_results, verified)
 
 
