@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import zeroopt
 from zeroopt import Status
@@ -184,3 +186,22 @@ def test_patience_none_keeps_the_analysed_algorithm() -> None:
     res = zeroopt.minimize(lambda x: float(x @ x), np.ones(4), solver="rgf-fixed", lipschitz=2.0, patience=None,
                            budget=10**18, seed=0, max_iter=3000)
     assert res.status is Status.MAX_ITER and res.iterations == 3000
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(fail_at=st.integers(1, 400), fault=st.sampled_from(["raise", "nan", "inf", "none", "interrupt"]),
+       budget=st.integers(1, 400), solver=st.sampled_from(["rgf", "sign", "coordinate"]), seed=st.integers(0, 3))
+def test_random_faults_in_minimize_lose_nothing(fail_at: int, fault: str, budget: int, solver: str,
+                                                seed: int) -> None:
+    f = Recording(fail_at=fail_at, fault=fault)
+    try:
+        res = zeroopt.minimize(f, np.zeros(5), solver=solver, budget=budget, seed=seed)
+        assert f.calls < fail_at and res.success
+    except (Exception, KeyboardInterrupt) as err:
+        assert f.calls == fail_at
+        res = err.partial_result
+        assert res.status is (Status.INTERRUPTED if fault == "interrupt" else Status.ERROR)
+    assert res.queries == f.calls <= budget  # every call counted, none past the budget
+    assert res.fun == (min(f.values) if f.values else np.inf)  # the best value computed is the one reported
+    if f.values:
+        assert np.isclose(float(np.sum((res.x - 0.5) ** 2)), res.fun)

@@ -79,7 +79,8 @@ class OptimizeResult:
     """The outcome of :func:`zeroopt.minimize`.
 
     ``x``/``fun`` are the best point seen and its value (never the last iterate if that is worse);
-    ``fun_eps`` is the precision of ``fun`` as the oracle reported it.
+    ``fun_eps`` is the precision of ``fun`` as the oracle reported it. A run stopped by an exception leaves
+    such a result, with status ``"error"`` or ``"interrupted"``, on the exception as ``partial_result``.
     """
 
     x: NDArray[np.float64]

@@ -74,9 +74,9 @@ def attack(
         results to one-at-a-time attacks when the model labels each input independently of the others in its
         call. Many do not, exactly: a neural network's outputs can change in the last bits with the batch's
         size and content (other kernels, other summation orders), which can flip a label within ε of the
-        boundary and so change the search from there on (on the MNIST CNN, L2 distortions differed by up
-        to 3.6e-3 with ``"sign"``). With ``batch_size=1`` every model call holds one input, and batched and
-        one-at-a-time results are bit-identical.
+        boundary and so change the search from there on: the distortions then differ slightly. With
+        ``batch_size=1`` every model call holds one input, and batched and one-at-a-time results are
+        bit-identical (for a model that is deterministic on one input).
     bounds
         ``(lower, upper)`` of the input domain; every query is clipped to it.
     progress
