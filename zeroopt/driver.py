@@ -193,7 +193,11 @@ def drive(
         group = SubsetGroup(group, list(members))
     results: list[OptimizeResult | None] = [None] * len(runs)
     pending: dict[int, Request] = {}
-    unsent: dict[int, Response] = {}  # answers (whole or a prefix) computed but not delivered when a fault hit
+    # A fault can strike while a round's answers are being delivered: ``delivered`` counts those already sent,
+    # so the others (and any part of a failed round the group did answer) still reach their runs.
+    items: list[tuple[int, Request]] = []
+    answers: dict[int, Response] = {}  # by position in ``items``
+    delivered = 0
     current: int | None = None  # the run whose own code is executing
     try:
         for i, run in enumerate(runs):
@@ -204,31 +208,30 @@ def drive(
                 results[i] = done.value
         current = None
         while pending:
-            items = list(pending.items())
+            items, answers, delivered = list(pending.items()), {}, 0
             try:
-                responses = group.answer(items)
+                answers = dict(enumerate(group.answer(items)))
             except BaseException as err:
-                answered = getattr(err, "zeroopt_answers", None) or {}
-                unsent.update({items[pos][0]: r for pos, r in answered.items() if pos < len(items)})
+                answers = getattr(err, "zeroopt_answers", None) or {}
                 raise
-            for pos, ((i, _), resp) in enumerate(zip(items, responses, strict=True)):
+            for pos, (i, _) in enumerate(items):
                 current = i
-                unsent = {j: r for (j, _), r in zip(items[pos + 1:], responses[pos + 1:], strict=True)}
                 try:
-                    pending[i] = runs[i].send(resp)
+                    pending[i] = runs[i].send(answers[pos])
                 except StopIteration as done:
                     results[i] = done.value
                     del pending[i]
-            current, unsent = None, {}
+                delivered, current = pos + 1, None
     except GeneratorExit:
         raise
     except BaseException as err:
+        undelivered = {items[pos][0]: r for pos, r in answers.items() if delivered <= pos < len(items)}
+        own = partial_result(err)
         for i in list(pending):
-            if i == current:  # its own code raised: it attached its partial result itself
-                own = partial_result(err)
-                results[i] = own if isinstance(own, OptimizeResult) else None
+            if i == current and isinstance(own, OptimizeResult):  # its own code raised and left its result
+                results[i] = own
             else:
-                results[i] = abort_run(runs[i], Abort(status_for(err), unsent.get(i)))
+                results[i] = abort_run(runs[i], Abort(status_for(err), undelivered.get(i)))
         raised = attach_partial_result(err, results)
         if raised is err:
             raise
