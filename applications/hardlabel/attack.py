@@ -164,7 +164,7 @@ def attack(
     if tgt is not None and (tgt == y).any():
         i = int(np.flatnonzero(tgt == y)[0])
         raise ValueError(f"target equals y0 for input {i} (label {y[i]}); a targeted attack needs another class")
-    cfg.check_targets(tgt)
+    cfg.check_targets(tgt, shape)
     rngs = [np.random.default_rng(s) for s in seeds_for(seed, n)]
     # 3. The solver, as the registry builds it for g(θ).
     spec, context = zeroopt.get_solver(solver), boundary_context(shape, cfg.preset)

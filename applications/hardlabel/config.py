@@ -96,8 +96,18 @@ class AttackConfig:
             raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {self.preset!r}")
         check_max_iter(self.max_iter)
 
-    def check_targets(self, tgt: NDArray[np.int64] | None) -> None:
-        """A targeted attack needs examples of each target class: check that it has them, before any query."""
+    def check_targets(self, tgt: NDArray[np.int64] | None, input_shape: tuple[int, ...]) -> None:
+        """The examples a targeted attack starts from (or an untargeted one falls back on): their shapes, and
+        for a targeted attack that every target class has some. Before any query."""
+        dim = int(np.prod(input_shape))
+        for name, arr in (("target_examples", self.target_examples),
+                          ("target_pool x", None if self.target_pool is None else self.target_pool[0])):
+            if arr is not None and (np.ndim(arr) < 1 or np.size(arr) % dim or np.size(arr) == 0):
+                raise ValueError(f"{name} must hold inputs of shape {tuple(input_shape)}, got shape {np.shape(arr)}")
+        if self.target_pool is not None:
+            n_pool, n_labels = np.size(self.target_pool[0]) // dim, np.size(self.target_pool[1])
+            if n_labels != n_pool:
+                raise ValueError(f"target_pool=(x, y) needs one label per input: x has {n_pool}, y {n_labels}")
         if tgt is None:
             return
         if self.target_examples is None and self.target_pool is None:
