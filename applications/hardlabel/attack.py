@@ -173,7 +173,7 @@ def attack(
     try:
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
         todo = already_adversarial(group)
-        members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0)
+        members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context)
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left.
         runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members, f0=g0,
                                   f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts)

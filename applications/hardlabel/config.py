@@ -54,6 +54,8 @@ class AttackConfig:
 
     preset: str = "paper"
     n_initial: int = N_INITIAL_DIRECTIONS
+    initial_directions: str = "gaussian"
+    initial_selection: str = "bisect-all"
     target_examples: ArrayLike | None = None
     target_pool: tuple[ArrayLike, ArrayLike] | None = None
     n_classes: int | None = None
