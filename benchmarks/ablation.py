@@ -27,9 +27,8 @@ from typing import Any
 import numpy as np
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
-# The reference code's start: 100 Gaussian directions, each adversarial one bisected (chunked, pruned).
-REFERENCE_START = {"initial_directions": "gaussian", "initial_selection": "bisect-all", "n_initial": 100}
-CHEAP_START = {"initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30}
+from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
+
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "sign (reference start)": ("sign", dict(REFERENCE_START)),
