@@ -37,10 +37,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
                               "initial_selection": "tournament"}),
     "+ 30 candidates": ("sign", dict(CHEAP_START)),
     "+ √t probes (sign-growing)": ("sign-growing", dict(CHEAP_START)),
-    "sign-growing, Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
-    "sign-growing, low-frequency probes": ("sign-growing", {**CHEAP_START, "directions": "low-frequency"}),
-    "rgf (paper, reference start)": ("rgf", dict(REFERENCE_START)),
-    "rgf + cheap start": ("rgf", dict(CHEAP_START)),
+    "sign-growing with Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
+    "sign-growing with low-frequency probes": ("sign-growing", {**CHEAP_START, "directions": "low-frequency"}),
+    "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
+    "rgf with cheap start": ("rgf", dict(CHEAP_START)),
 }
 
 
