@@ -120,3 +120,19 @@ def test_attack_with_the_cheap_start_finds_a_near_optimal_point(selection: str) 
                  initial_directions="low-frequency", initial_selection=selection)
     assert res.success[0]
     assert res.distortion[0] < 0.5 * 1.05
+
+
+def test_estimator_quality_ranks_samplers_by_their_prior() -> None:
+    from theory.estimator_quality import estimate_quality, smooth_gradient
+
+    shape = (1, 16, 16)
+    rng = np.random.default_rng(0)
+    smooth, white = smooth_gradient(shape, rng), rng.standard_normal(256)
+    lf_s = estimate_quality("forward-difference", "low-frequency", smooth, shape, 20, 40, 0)
+    sp_s = estimate_quality("forward-difference", "sphere", smooth, shape, 20, 40, 0)
+    lf_w = estimate_quality("sign", "low-frequency", white, shape, 20, 40, 0)
+    sp_w = estimate_quality("sign", "sphere", white, shape, 20, 40, 0)
+    assert lf_s["cosine"] > 2 * sp_s["cosine"]  # the prior pays when the gradient is smooth ...
+    assert lf_w["cosine"] < sp_w["cosine"] + 0.02  # ... and not when it is white
+    # A sphere sampler's forward difference is unbiased: q=20 cosine about sqrt(q/d) = 0.28.
+    assert 0.2 < sp_s["cosine"] < 0.4
