@@ -50,6 +50,7 @@ from .parts import (
     NoProgressRule,
     PrecisionFollowsBeta,
     ProbeSchedule,
+    SqrtProbeGrowth,
     StallRule,
     unit_sphere,
 )
@@ -65,10 +66,12 @@ from .registry import (
     register_solver,
 )
 from .solver import ComposedSolver, SolverState
+from .subspace import LowFrequencyDirections
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "LowFrequencyDirections", "SqrtProbeGrowth",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",

@@ -22,7 +22,15 @@ from numpy.typing import NDArray
 from .directions import DirectionSampler, make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .linesearch import armijo_step, fixed_step, opt_line_search
-from .parts import BestProbe, FixedPrecision, NoProgressRule, Precision, PrecisionFollowsBeta, StallRule
+from .parts import (
+    BestProbe,
+    FixedPrecision,
+    NoProgressRule,
+    Precision,
+    PrecisionFollowsBeta,
+    SqrtProbeGrowth,
+    StallRule,
+)
 from .solver import ComposedSolver, StepRule
 
 if TYPE_CHECKING:
@@ -80,6 +88,8 @@ class DescentOptions:
     ----------
     q, beta, step
         Probes per iteration, initial smoothing radius, initial step size.
+    q_start
+        When set, the probes grow from ``q_start`` like √t up to ``q`` (:class:`~zeroopt.parts.SqrtProbeGrowth`).
     directions
         Name of the direction sampler (:func:`zeroopt.directions.sampler_names`).
     line_search
@@ -98,6 +108,7 @@ class DescentOptions:
     """
 
     q: int = PAPER_Q
+    q_start: int | None = None
     beta: float = PAPER_BETA
     directions: str = "gaussian"
     line_search: LineSearch = "opt"
@@ -117,6 +128,9 @@ class DescentOptions:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
         check_positive("q", self.q, integer=True)
         check_positive("patience", self.patience, integer=True, allow_none=True)
+        check_positive("q_start", self.q_start, integer=True, allow_none=True)
+        if self.q_start is not None and self.q_start > self.q:
+            raise ValueError(f"q_start ({self.q_start}) must not exceed q ({self.q}), the number of probes it grows to")
         check_positive("beta", self.beta)
         check_positive("step", self.step)
         check_positive("step_reset", self.step_reset, allow_none=True)
@@ -206,7 +220,7 @@ def descent_solver(
         sampler=sampler or make_sampler(opts.directions, context),
         estimator=estimator,
         step_rule=step_rule_for(opts),
-        q=int(opts.q),
+        q=int(opts.q) if opts.q_start is None else SqrtProbeGrowth(int(opts.q_start), int(opts.q)),
         beta=float(opts.beta),
         step=float(opts.step),
         precision=precision_for(opts),

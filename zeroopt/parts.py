@@ -18,6 +18,7 @@ any callable ``rule(beta) -> eps | None``; a new schedule any callable ``schedul
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -187,6 +188,26 @@ class ProbeSchedule:
 
     def __call__(self, state: SolverState) -> int:
         return int(self.schedule(state.iteration))
+
+
+@dataclass(frozen=True)
+class SqrtProbeGrowth:
+    """q growing like √t: ``q_t = min(cap, ceil(start · √(t + 1)))`` (HopSkipJump's schedule).
+
+    Early iterations, far from a minimum, need only a rough direction, and a cheap one lets many more of
+    them happen inside a small budget; later ones, whose progress is limited by the estimate's variance,
+    get more probes. ``start = cap`` is a constant q.
+    """
+
+    start: int
+    cap: int
+
+    def __post_init__(self) -> None:
+        if not 0 < self.start <= self.cap:
+            raise ValueError(f"need 0 < start <= cap probes, got start={self.start}, cap={self.cap}")
+
+    def __call__(self, state: SolverState) -> int:
+        return int(min(self.cap, math.ceil(self.start * math.sqrt(state.iteration + 1))))
 
 
 def unit_sphere(x: NDArray[np.float64]) -> NDArray[np.float64]:

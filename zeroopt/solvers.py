@@ -28,7 +28,7 @@ from .estimators import forward_difference, sign_of_difference
 from .registry import SolverContext, register_solver
 from .solver import ComposedSolver
 
-__all__ = ["CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignOptions", "theory_step"]
+__all__ = ["CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions", "theory_step"]
 
 SIGN_OPT_K = 200
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
@@ -160,3 +160,23 @@ def _sign_defaults(context: SolverContext) -> dict[str, Any]:
                  defaults=_sign_defaults)
 def _make_sign(opts: SignOptions, ctx: SolverContext) -> ComposedSolver:
     return descent_solver("sign", opts, sign_of_difference, context=ctx)
+
+
+#: sign-growing's first estimate: 20 comparisons, growing like √t to Sign-OPT's K (HopSkipJump grows from
+#: 100 the same way; 20 lets a budget of a few hundred queries take several steps).
+GROWING_Q_START = 20
+
+
+@dataclass(frozen=True)
+class SignGrowingOptions(SignOptions):
+    """``"sign-growing"``: the sign estimator with √t probe growth (:class:`~zeroopt.parts.SqrtProbeGrowth`):
+    ``q_start`` comparisons at first, growing like √t to ``q`` — cheap rough steps early, precise ones later."""
+
+    q_start: int | None = GROWING_Q_START
+
+
+@register_solver("sign-growing", SignGrowingOptions,
+                 "Sign-OPT-style descent whose comparisons per estimate grow like √t (cheap early steps)",
+                 defaults=_sign_defaults)
+def _make_sign_growing(opts: SignGrowingOptions, ctx: SolverContext) -> ComposedSolver:
+    return descent_solver("sign-growing", opts, sign_of_difference, context=ctx)

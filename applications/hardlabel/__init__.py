@@ -7,10 +7,11 @@
 from .adapters import LabelModel, ModelOutputError, as_label_model
 from .attack import PAPER_DEFAULTS, REFERENCE_CODE_DEFAULTS, attack
 from .boundary import BoundaryOracleGroup
-from .config import AttackConfig
+from .config import CHEAP_START, DEFAULT_SOLVER, REFERENCE_START, AttackConfig
 from .result import AttackResult
 
 __all__ = [
+    "CHEAP_START", "DEFAULT_SOLVER", "REFERENCE_START",
     "PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "AttackConfig", "AttackResult", "BoundaryOracleGroup",
     "LabelModel", "ModelOutputError", "as_label_model", "attack",
 ]

@@ -86,7 +86,7 @@ class RaySearch:
             v, self.phase = self.cap, "at_cap"
         elif self.mode == "global":
             # The caller already saw the model label the point at `start` adversarial: bisect [0, start].
-            self.lo, self.hi = 0.0, v
+            self.lo, self.hi = min(self.lo, v), v  # a caller may know a non-adversarial λ (lo) already
             self._bisect_or_finish()
             return
         self.nxt = min(v, self.ray.lam_max)

@@ -12,14 +12,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from zeroopt import DirectionSampler, SolverContext, make_sampler
+
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
+from .tournament import tournament
 
 __all__ = [
     "already_adversarial", "fallback_candidates", "flat_pool", "initial_candidates", "initial_directions",
     "initial_search",
 ]
 
+SELECTIONS = ("tournament", "bisect-all")
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
 
 
@@ -43,17 +47,24 @@ def initial_candidates(
     tgt: NDArray[np.int64] | None,
     target_examples: NDArray[np.float64] | None,
     target_pool: tuple[NDArray[np.float64], NDArray[np.int64]] | None,
+    sampler: DirectionSampler | None = None,
 ) -> dict[int, NDArray[np.float64]]:
-    """Candidate directions θ per input: random Gaussian (untargeted) or toward target examples.
+    """Candidate directions θ per input: random (untargeted) or toward target examples.
 
     ``target_examples`` and the pool's inputs come flat, ``(M, d)``, as :func:`flat_pool` makes them.
+    Untargeted candidates are Gaussian (the reference code's), or drawn by ``sampler`` — any zeroopt
+    direction sampler — and scaled to the Gaussian's typical norm √d.
     """
     if isinstance(n_initial, bool) or not isinstance(n_initial, (int, np.integer)) or n_initial <= 0:
         raise ValueError(f"n_initial must be a positive integer, got {n_initial!r}")
     out: dict[int, NDArray[np.float64]] = {}
     if tgt is None:
         for i in todo:
-            out[i] = rngs[i].standard_normal((n_initial, images[i].x0.size))
+            d = images[i].x0.size
+            if sampler is None:
+                out[i] = rngs[i].standard_normal((n_initial, d))
+            else:
+                out[i] = sampler.sample(rngs[i], n_initial, d, 0) * math.sqrt(d)
         return out
     if target_examples is None and target_pool is None:
         raise ValueError(
@@ -122,6 +133,7 @@ def initial_search(
     candidates: dict[int, NDArray[np.float64]],
     fallback: dict[int, NDArray[np.float64]],
     eps: float,
+    selection: str = "bisect-all",
 ) -> dict[int, tuple[NDArray[np.float64], float]]:
     """The reference code's initialisation, batched, with a fallback.
 
@@ -129,12 +141,17 @@ def initial_search(
     their ``fallback`` candidates (directions toward inputs of other classes: the authors' MNIST network,
     for one, labels every random-noise direction from an "8" as "8"). The adversarial candidates are then
     bisected towards x0 in chunks, each direction first checked at the best distance so far (one query
-    prunes it).
+    prunes it). With ``selection="tournament"`` they are instead knocked out at shared radii and only the
+    winner is bisected (:func:`~applications.hardlabel.tournament.tournament`: far fewer queries).
     """
+    if selection not in SELECTIONS:
+        raise ValueError(f"initial_selection must be one of {SELECTIONS}, got {selection!r}")
     hits = _probe(group, candidates)
     retry = {i: fallback[i] for i, h in hits.items() if not h and len(fallback.get(i, ()))}
     if retry:
         hits.update(_probe(group, retry))
+    if selection == "tournament":
+        return tournament(group, hits, eps)
     best: dict[int, tuple[NDArray[np.float64], float]] = {}
     for c in range(0, max((len(h) for h in hits.values()), default=0), INITIAL_CHUNK):
         searches = []
@@ -165,6 +182,7 @@ def initial_directions(
     shape: tuple[int, ...],
     tgt: NDArray[np.int64] | None,
     eps: float,
+    context: SolverContext | None = None,
 ) -> tuple[list[int], list[NDArray[np.float64]], list[float]]:
     """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
 
@@ -173,8 +191,9 @@ def initial_directions(
     """
     dim = int(np.prod(shape))
     examples, pool = flat_pool(config.target_examples, config.target_pool, dim)
-    candidates = initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool)
+    sampler = None if config.initial_directions == "gaussian" else make_sampler(config.initial_directions, context)
+    candidates = initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool, sampler)
     fallback = fallback_candidates(group.images, todo, rngs, config.n_initial, tgt, pool)
-    theta0 = initial_search(group, candidates, fallback, eps)
+    theta0 = initial_search(group, candidates, fallback, eps, config.initial_selection)
     members = [i for i in todo if i in theta0 and group.images[i].ledger.remaining > 0]
     return members, [theta0[i][0] for i in members], [theta0[i][1] for i in members]

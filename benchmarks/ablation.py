@@ -1,0 +1,155 @@
+"""Ablation of the query-efficiency parts: each part on/off, median L2 at 250 ... max budget.
+
+Every variant attacks the same first ``--n`` inputs of a suite experiment (same selection, seed and
+model as ``benchmarks.run_suite``) with one ``applications.hardlabel.attack`` call for all of them; the
+medians at each budget come from the attack's own best-so-far traces (one run at the largest budget gives
+every smaller one). The inputs share model calls, so a CNN's batch-size-dependent arithmetic can move a
+near-boundary label: the suite (one input per call, a query monitor) is the reference for headline figures;
+this table compares parts with each other.
+
+Results are cached per (experiment, variant, n, budget) in ``--out``/runs (small JSON, not committed), so
+an interrupted run resumes; the Markdown table, JSON summary and plot are rewritten from the cache.
+
+Usage::
+
+    python -m benchmarks.ablation --experiments mnist-untargeted --n 10 --budget 8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
+from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
+
+# Each variant adds one part to the one before it, then the last rows remove one part at a time.
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "sign (reference start)": ("sign", dict(REFERENCE_START)),
+    "+ low-frequency start": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency"}),
+    "+ tournament": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency",
+                              "initial_selection": "tournament"}),
+    "+ 30 candidates": ("sign", dict(CHEAP_START)),
+    "+ √t probes (sign-growing)": ("sign-growing", dict(CHEAP_START)),
+    "sign-growing with Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
+    "sign-growing with low-frequency probes": ("sign-growing", {**CHEAP_START, "directions": "low-frequency"}),
+    "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
+    "rgf with cheap start": ("rgf", dict(CHEAP_START)),
+}
+
+
+def run_variant(exp_name: str, variant: str, n: int, budget: int, seed: int) -> dict[str, Any]:
+    """Attack the first ``n`` inputs of ``exp_name`` with ``variant``; medians at each budget."""
+    from applications.hardlabel import attack
+    from benchmarks.experiments import Plan, build
+
+    solver, options = VARIANTS[variant]
+    exp = build(exp_name, Plan(n_ours=n, n_peers=n, budgets=(budget,)), seed=0)
+    batch = exp.batch(list(range(n)))
+    opts = dict(options)
+    if batch.starts is not None:  # as the suite's adapter: the target pool (or the untargeted fallback)
+        pool = batch.starts.reshape(-1, *batch.x0.shape[1:])
+        pool_class = batch.target if batch.target is not None else (batch.y0 + 1) % batch.n_classes
+        opts["target_pool"] = (pool, np.repeat(pool_class, batch.starts.shape[1]))
+    t0 = time.perf_counter()
+    res = attack(exp.label_fn, batch.x0, batch.y0, target=batch.target, budget=budget, solver=solver, seed=seed,
+                 bounds=batch.bounds, n_classes=batch.n_classes, **opts)
+    cols = [b for b in BUDGETS if b <= budget]
+    at = {str(b): [float(v) for v in res.distortion_at(b)] for b in cols}
+    return {
+        "experiment": exp_name, "variant": variant, "solver": solver,
+        "options": {k: v for k, v in options.items()}, "n": n, "budget": budget, "seed": seed,
+        "success": float(np.mean(res.success)), "seconds": time.perf_counter() - t0,
+        "distortion_at": at, "median_at": {b: float(np.median(v)) for b, v in at.items()},
+    }
+
+
+def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
+    """Markdown table, JSON summary and a plot per experiment."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_exp: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        by_exp.setdefault(r["experiment"], []).append(r)
+    lines = ["# Ablation of the query-efficiency parts", "", f"Command: `{command}`", "",
+             "Median L2 over the first n inputs of each suite experiment (failures = inf), from one attack call per "
+             "variant at the largest budget (smaller budgets from its trace). Inputs share model calls here; the "
+             "suite (one input per call, query monitor) is the reference for headline figures.", ""]
+    summary = {}
+    for exp_name, recs in sorted(by_exp.items()):
+        recs.sort(key=lambda r: list(VARIANTS).index(r["variant"]) if r["variant"] in VARIANTS else 99)
+        cols = sorted({int(b) for r in recs for b in r["median_at"]})
+        lines += [f"## {exp_name} (n = {recs[0]['n']}, seed {recs[0]['seed']})", "",
+                  "| variant | solver | " + " | ".join(f"{c:,}" for c in cols) + " | success |",
+                  "|---|---|" + "---|" * len(cols) + "---|"]
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for r in recs:
+            med = [r["median_at"].get(str(c), float("nan")) for c in cols]
+            lines.append(f"| {r['variant']} | `{r['solver']}` | " + " | ".join(f"{m:.3f}" for m in med)
+                         + f" | {r['success']:.0%} |")
+            ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o", label=r["variant"])
+        ax.set(xscale="log", yscale="log", xlabel="queries", ylabel="median L2", title=exp_name)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / f"ablation_{exp_name}.png", dpi=110)
+        plt.close(fig)
+        lines += ["", f"![{exp_name}](ablation_{exp_name}.png)", ""]
+        summary[exp_name] = [{k: r[k] for k in ("variant", "solver", "options", "n", "budget", "success",
+                                                "median_at")} for r in recs]
+    (out / "README.md").write_text("\n".join(lines) + "\n")
+    (out / "ablation.json").write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--experiments", default="mnist-untargeted", help="comma-separated suite experiments")
+    p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated variant names")
+    p.add_argument("--n", type=int, default=10, help="inputs per experiment (the suite's first n)")
+    p.add_argument("--budget", type=int, default=8000, help="largest budget (per input)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--out", type=Path, default=Path("benchmarks/results/ablation"))
+    a = p.parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
+    import torch
+
+    torch.set_num_threads(a.threads)
+    cache = a.out / "runs"
+    cache.mkdir(parents=True, exist_ok=True)
+    for exp_name in a.experiments.split(","):
+        for variant in a.variants.split(","):
+            if variant not in VARIANTS:
+                raise SystemExit(f"unknown variant {variant!r}; choose from {list(VARIANTS)}")
+            key = f"{exp_name}__{variant}__n{a.n}__b{a.budget}__s{a.seed}".replace(" ", "_").replace("/", "-")
+            path = cache / f"{_slug(key)}.json"
+            if path.exists():
+                continue
+            rec = run_variant(exp_name, variant, a.n, a.budget, a.seed)
+            path.write_text(json.dumps(rec) + "\n")
+            meds = "  ".join(f"{b}:{m:.3f}" for b, m in rec["median_at"].items())
+            print(f"{exp_name:18s} {variant:38s} {meds}  ({rec['seconds']:.0f} s)", flush=True)
+    records = [json.loads(f.read_text()) for f in sorted(cache.glob("*.json"))]
+    write_pages(a.out, records, "python -m benchmarks.ablation " + " ".join(argv if argv is not None else _argv()))
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def _argv() -> list[str]:
+    import sys
+
+    return sys.argv[1:]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""The query-efficiency parts: low-frequency directions, √t probe growth, the tournament start."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.fft import dctn
+
+import zeroopt
+from applications.hardlabel import attack
+from applications.hardlabel.boundary import BoundaryOracleGroup, ImageState
+from applications.hardlabel.tournament import tournament
+from zeroopt.directions import make_sampler, sampler_names
+
+SHAPE = (1, 12, 12)
+CONTEXT = zeroopt.SolverContext(dim=144, shape=SHAPE)
+
+
+@pytest.mark.parametrize("name", sampler_names())
+def test_every_sampler_is_isotropic_on_its_subspace(name: str) -> None:
+    """scale · E[u uᵀ] is a projection P (P² = P): the forward difference is unbiased for P ∇f."""
+    sampler = make_sampler(name, CONTEXT)
+    rng = np.random.default_rng(0)
+    # Draws of 144 at a time (a coordinate sampler gives at most d distinct directions per call).
+    u = np.concatenate([sampler.sample(rng, 144, 144, t) for t in range(140)])
+    assert u.shape == (140 * 144, 144) and np.all(np.isfinite(u))
+    m = sampler.scale(144) * (u.T @ u) / len(u)
+    # P² = P up to sampling error, and trace P = rank = the subspace's dimension.
+    assert np.abs(m @ m - m).max() < 0.15, name
+    rank = np.linalg.matrix_rank(m, tol=0.5)
+    assert abs(np.trace(m) - rank) < 0.05 * rank + 0.5, name
+
+
+def test_low_frequency_directions_live_in_the_low_frequency_block() -> None:
+    s = zeroopt.LowFrequencyDirections(SHAPE, fraction=0.25)
+    assert s.subspace_dim == 9  # ceil(0.25 · 12) = 3 per axis; the channel axis is not smoothed
+    u = s.sample(np.random.default_rng(1), 50, 144, 0)
+    assert np.allclose(np.linalg.norm(u, axis=1), 1.0)
+    coef = dctn(u.reshape(50, *SHAPE), axes=(2, 3), norm="ortho")
+    assert np.abs(coef[:, :, 3:, :]).max() < 1e-12 and np.abs(coef[:, :, :, 3:]).max() < 1e-12
+    assert np.abs(coef[:, :, :3, :3]).max() > 0.1
+    # Estimating a gradient that lies in the subspace: the average of many estimates recovers it.
+    g_true = u[0] * 3.0
+    dirs = s.sample(np.random.default_rng(2), 40_000, 144, 0)
+    est = s.scale(144) * ((dirs @ g_true) @ dirs) / len(dirs)
+    assert np.linalg.norm(est - g_true) < 0.1 * np.linalg.norm(g_true)
+
+
+def test_low_frequency_rejects_what_it_cannot_do() -> None:
+    with pytest.raises(ValueError, match="fraction"):
+        zeroopt.LowFrequencyDirections(SHAPE, fraction=0.0)
+    with pytest.raises(ValueError, match="shape"):
+        zeroopt.LowFrequencyDirections(SHAPE).sample(np.random.default_rng(0), 2, 100, 0)
+    # A problem without a shape (or without a long axis) falls back to the uniform sphere.
+    assert isinstance(make_sampler("low-frequency", zeroopt.SolverContext(dim=5)), zeroopt.SphereDirections)
+
+
+def test_sqrt_probe_growth() -> None:
+    grow = zeroopt.SqrtProbeGrowth(start=20, cap=200)
+    rng = np.random.default_rng(0)
+    states = [zeroopt.SolverState(np.zeros(2), 0.0, 0.0, 1.0, 1.0, t, rng) for t in (0, 3, 99, 500)]
+    assert [grow(s) for s in states] == [20, 40, 200, 200]
+    with pytest.raises(ValueError):
+        zeroopt.SqrtProbeGrowth(start=30, cap=20)
+    with pytest.raises(ValueError, match="q_start"):
+        zeroopt.minimize(lambda x: float(x @ x), np.ones(3), solver="sign", budget=10, q=10, q_start=20)
+
+
+def test_q_start_spends_fewer_probes_early() -> None:
+    x0 = np.ones(20)
+    runs = {}
+    for q_start in (None, 5):
+        opts = {} if q_start is None else {"q_start": q_start}
+        runs[q_start] = zeroopt.minimize(lambda x: float(x @ x), x0, solver="rgf", budget=10_000, seed=0, max_iter=4,
+                                         **opts)
+    assert runs[5].queries < runs[None].queries
+    assert runs[5].fun < float(x0 @ x0)
+
+
+def _linear_group(x0: np.ndarray, w: np.ndarray, b: float, budget: int) -> BoundaryOracleGroup:
+    """A 2-class linear model: label 1 where w·x + b > 0; the boundary distance along θ is analytic."""
+    def model(x: np.ndarray) -> np.ndarray:
+        return (x.reshape(len(x), -1) @ w + b > 0).astype(np.int64)
+
+    img = ImageState(x0, 0, None, zeroopt.QueryLedger(budget=budget))
+    return BoundaryOracleGroup(model, [img], x0.shape, (-100.0, 100.0), default_eps=1e-6)
+
+
+def test_tournament_picks_the_nearest_candidate_cheaply() -> None:
+    rng = np.random.default_rng(3)
+    d = 30
+    w, x0 = rng.standard_normal(d), np.zeros(d)
+    b = -1.0  # x0 has label 0; the boundary w·x = 1
+    dirs = rng.standard_normal((200, d))
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    cos = dirs @ w
+    dirs = dirs[cos > 0]  # directions that reach the boundary
+    g = 1.0 / (dirs @ w)  # exact boundary distance along each
+    lam = float(g.max() * 1.5)
+    group = _linear_group(x0, w, b, budget=10_000)
+    out = tournament(group, {0: [(u, lam) for u in dirs]}, eps=1e-6)
+    theta, value = out[0]
+    assert value == pytest.approx(1.0 / (theta @ w), abs=1e-5)
+    # The winner is within the finest ratio (10%) of the best candidate, for far fewer queries than
+    # bisecting every candidate (log2(λ/ε) each).
+    assert value <= g.min() / 0.9 + 1e-6
+    assert group.images[0].ledger.spent < 0.25 * len(dirs) * np.log2(lam / 1e-6)
+
+
+@pytest.mark.parametrize("selection", ["tournament", "bisect-all"])
+def test_attack_with_the_cheap_start_finds_a_near_optimal_point(selection: str) -> None:
+    rng = np.random.default_rng(4)
+    d = 64
+    w = rng.standard_normal(d)
+    x = np.clip(0.5 + 0.05 * rng.standard_normal((3, d)), 0, 1)
+    b = -(x @ w) + 0.5 * np.linalg.norm(w)  # every input 0.5 from the boundary, on the class-1 side
+    model = lambda z: (z.reshape(len(z), -1) @ w + b[:1] > 0).astype(np.int64)  # noqa: E731
+    x = x[:1]
+    res = attack(model, x, np.array([1]), budget=3000, solver="sign", seed=0, n_classes=2,
+                 initial_directions="low-frequency", initial_selection=selection)
+    assert res.success[0]
+    assert res.distortion[0] < 0.5 * 1.05
+
+
+def test_estimator_quality_ranks_samplers_by_their_prior() -> None:
+    from theory.estimator_quality import estimate_quality, smooth_gradient
+
+    shape = (1, 16, 16)
+    rng = np.random.default_rng(0)
+    smooth, white = smooth_gradient(shape, rng), rng.standard_normal(256)
+    lf_s = estimate_quality("forward-difference", "low-frequency", smooth, shape, 20, 40, 0)
+    sp_s = estimate_quality("forward-difference", "sphere", smooth, shape, 20, 40, 0)
+    lf_w = estimate_quality("sign", "low-frequency", white, shape, 20, 40, 0)
+    sp_w = estimate_quality("sign", "sphere", white, shape, 20, 40, 0)
+    assert lf_s["cosine"] > 2 * sp_s["cosine"]  # the prior pays when the gradient is smooth ...
+    assert lf_w["cosine"] < sp_w["cosine"] + 0.02  # ... and not when it is white
+    # A sphere sampler's forward difference is unbiased: q=20 cosine about sqrt(q/d) = 0.28.
+    assert 0.2 < sp_s["cosine"] < 0.4

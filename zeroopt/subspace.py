@@ -1,0 +1,113 @@
+"""Low-frequency direction samplers: probes drawn from the smoothest patterns of an array.
+
+Many objectives over arrays (images, signals, grids) respond mostly to smooth, low-frequency changes of
+their input; the decision-based attacks of the last years (QEBA, GeoDA, SurFree, CGBA) probe in such a
+subspace and need far fewer queries. :class:`LowFrequencyDirections` draws unit directions uniformly from
+the span of the lowest discrete-cosine-transform (DCT-II, orthonormal) frequencies along the array's
+smooth axes. Because the basis is orthonormal, ``m * E[u u^T] = P`` (the projection onto the m-dimensional
+subspace), so a forward-difference estimate with ``scale = m`` is unbiased for the projected gradient.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.fft import idctn
+
+from .directions import register_sampler
+
+__all__ = ["DEFAULT_FREQUENCY_FRACTION", "MIN_SMOOTH_AXIS", "LowFrequencyDirections", "smooth_axes"]
+
+#: Fraction of each smooth axis's frequencies kept by default (CGBA / QEBA reduce each image side by 4).
+DEFAULT_FREQUENCY_FRACTION = 0.25
+#: Axes shorter than this (colour channels, a single channel) are not smoothed: every index is kept.
+MIN_SMOOTH_AXIS = 8
+
+
+def smooth_axes(shape: tuple[int, ...], min_length: int = MIN_SMOOTH_AXIS) -> tuple[int, ...]:
+    """The axes of ``shape`` long enough to carry a frequency structure (``>= min_length``)."""
+    return tuple(a for a, n in enumerate(shape) if n >= min_length)
+
+
+@dataclass(frozen=True)
+class LowFrequencyDirections:
+    """Unit directions in the span of the lowest DCT frequencies of an array of ``shape``.
+
+    Parameters
+    ----------
+    shape
+        Shape of the array the flat iterate represents (e.g. ``(3, 32, 32)`` for a CIFAR image).
+    fraction
+        Fraction of the frequencies kept along each smooth axis (at least one): ``0.25`` keeps the lowest
+        8 of 32, i.e. 1/16 of a 32 x 32 image's coefficients per channel. ``1`` keeps everything (the
+        full space, in a rotated basis).
+    axes
+        The smooth axes; by default every axis of length >= :data:`MIN_SMOOTH_AXIS`. Other axes keep all
+        their indices. With no smooth axis (tabular data) the sampler is the uniform sphere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = LowFrequencyDirections((1, 28, 28), fraction=0.25)
+    >>> u = s.sample(np.random.default_rng(0), 5, 784, 0)
+    >>> u.shape, np.allclose(np.linalg.norm(u, axis=1), 1.0), s.scale(784)
+    ((5, 784), True, 49.0)
+    """
+
+    shape: tuple[int, ...]
+    fraction: float = DEFAULT_FREQUENCY_FRACTION
+    axes: tuple[int, ...] | None = None
+    _block: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        shape = tuple(int(n) for n in self.shape)
+        if not shape or min(shape) <= 0:
+            raise ValueError(f"shape must be a non-empty tuple of positive lengths, got {self.shape!r}")
+        if not (isinstance(self.fraction, (int, float)) and 0 < self.fraction <= 1):
+            raise ValueError(f"fraction must be in (0, 1], got {self.fraction!r}")
+        axes = smooth_axes(shape) if self.axes is None else tuple(int(a) for a in self.axes)
+        if any(not 0 <= a < len(shape) for a in axes):
+            raise ValueError(f"axes {axes} out of range for shape {shape}")
+        block = tuple(max(1, math.ceil(self.fraction * n)) if a in axes else n for a, n in enumerate(shape))
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "axes", axes)
+        object.__setattr__(self, "_block", block)
+
+    @property
+    def subspace_dim(self) -> int:
+        """Dimension m of the sampled subspace."""
+        return int(np.prod(self._block))
+
+    def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
+        if d != int(np.prod(self.shape)):
+            size = int(np.prod(self.shape))
+            raise ValueError(f"the sampler is for arrays of shape {self.shape} ({size} values), got d = {d}")
+        coef = np.zeros((q, *self.shape))
+        index = (slice(None), *(slice(0, b) for b in self._block))
+        coef[index] = rng.standard_normal((q, *self._block))
+        axes = tuple(a + 1 for a in self.axes)  # type: ignore[union-attr]
+        u = idctn(coef, axes=axes, norm="ortho") if axes else coef
+        u = u.reshape(q, d)
+        return u / np.linalg.norm(u, axis=1, keepdims=True)
+
+    def scale(self, d: int) -> float:
+        return float(self.subspace_dim)
+
+
+def _low_frequency(context):  # type: ignore[no-untyped-def]
+    """``directions="low-frequency"``: the lowest quarter of frequencies of the problem's array shape.
+
+    A problem that states no shape (or no axis long enough to smooth) gets the uniform sphere.
+    """
+    from .directions import SphereDirections
+
+    shape = getattr(context, "shape", None)
+    if shape is None or not smooth_axes(tuple(shape)):
+        return SphereDirections()
+    return LowFrequencyDirections(tuple(shape))
+
+
+register_sampler("low-frequency", _low_frequency)
