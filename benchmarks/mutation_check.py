@@ -5,7 +5,8 @@ exactly once in that file, else the check stops and names the mutant, so that af
 mutant is updated (re-planted where the code moved) rather than silently testing nothing. For each
 mutant the working tree (tracked and untracked, not ignored, files; without ``benchmarks/results``) is
 copied to a temporary folder, the edit applied, and the default test suite (``pytest -m 'not slow'``) run
-there; the tests that fail there but pass on the unmutated copy are the ones that catch it.
+there (with the ``mutation`` hypothesis profile of ``tests/conftest.py``: no shrinking, no example database);
+the tests that fail there but pass on the unmutated copy are the ones that catch it.
 
     python -m benchmarks.mutation_check                         # every mutant, the whole default suite
     python -m benchmarks.mutation_check --only bisection-eps    # one mutant
@@ -136,7 +137,8 @@ def run_tests(root: Path, tests: list[str], timeout: float) -> tuple[set[str], s
     started = time.perf_counter()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", *tests],
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-profile=mutation",
+             f"--junitxml={report}", *tests],
             cwd=root, env=env, capture_output=True, text=True, timeout=timeout,
         )
         tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-300:]
@@ -207,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         rows: list[dict[str, object]] = []
         for m in chosen:
             work = Path(tmp) / m.name.replace("/", "_")
-            shutil.copytree(base, work, ignore=shutil.ignore_patterns("report.xml"))
+            shutil.copytree(base, work, ignore=shutil.ignore_patterns("report.xml", ".hypothesis"))
             plant(work, m)
             failed, _, sec, tail = run_tests(work, args.tests, args.timeout)
             caught = sorted(failed - failed0)
