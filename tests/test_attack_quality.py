@@ -79,7 +79,7 @@ def test_points_called_adversarial_stay_adversarial_when_labelled_alone(solver: 
     x += (0.2 - (x - 0.5) @ w)[:, None] * w[None]  # distance 0.2 to the boundary, on the positive side
     y = np.ones(len(x), dtype=np.int64)
     res = attack(model, x, y, budget=3000, solver=solver, seed=0, n_classes=2)
-    assert res.success.any()
+    assert res.success.all(), res.summary()  # 0.1% beyond the best point is far outside the jitter
     for i in np.flatnonzero(res.success):
         alone = model(res.x_adv[i : i + 1].astype(np.float64))[0]
         assert alone != y[i], (
