@@ -2,8 +2,10 @@
 
 For every attack and budget column the table gives, over the inputs it ran on: the success rate (an
 adversarial point was queried within the budget), the mean L2 over the successes, and the median L2 with
-failures counted as +inf (so a median is only finite when more than half succeeded). Columns at or below an
-input's run budget come from its trace; the long column uses only the inputs run that far. Our solvers also
+failures counted as +inf (so a median is only finite when more than half succeeded). A run whose returned
+point the harness labels not adversarial (``claim.adversarial`` false: the attack's own answer is wrong) is a
+failure in every column, whatever it queried on the way. Columns at or below an input's run budget come from
+its trace; the long column uses only the inputs run that far. Our solvers also
 get a row on the peers' inputs, so that every comparison with a peer is on the same inputs.
 """
 
@@ -26,17 +28,27 @@ TRIVIAL_L2 = 1e-3  # GBDT runs below this distortion are reported separately (Li
 def distances_at(records: list[dict[str, Any]], budgets: tuple[int, ...] | list[int]) -> np.ndarray:
     """``(n_records, n_budgets)`` best distortion within each budget (``inf``: none yet; ``nan``: not run).
 
-    White-box records have no trace: their one distortion fills every column.
+    White-box records have no trace: their one distortion fills every column. A run that returned a point
+    the harness does not label adversarial counts as a failure (``inf``) in every column it was run for.
     """
     out = np.full((len(records), len(budgets)), np.nan)
     for i, r in enumerate(records):
         b = np.asarray(budgets)
+        if returned_not_adversarial(r):
+            out[i] = np.where(b <= int(r["budget"]), np.inf, np.nan) if r["trace"] is not None else np.inf
+            continue
         if r["trace"] is None:
             out[i] = r["distortion"] if r["success"] else np.inf
             continue
         vals = best_at(np.asarray(r["trace"]["q"], dtype=np.int64), np.asarray(r["trace"]["d"]), b)
         out[i] = np.where(b <= int(r["budget"]), vals, np.nan)
     return out
+
+
+def returned_not_adversarial(record: dict[str, Any]) -> bool:
+    """The attack returned a point and the harness's own re-check labels it not adversarial."""
+    claim = record.get("claim") or {}
+    return claim.get("distortion") is not None and claim.get("adversarial") is False
 
 
 def cell(values: np.ndarray) -> dict[str, Any]:
@@ -182,7 +194,8 @@ def render_markdown(data: dict[str, Any], plot_names: list[str]) -> str:
         "- Distortion = the best adversarial L2 among the in-bounds points each attack actually queried, read "
         "from the query monitor that every black-box attack queries through (one sample = one query); each "
         "input is run once at its largest budget and smaller budgets come from its trace.",
-        "- Cells: mean L2 over successes / median L2 (failures count as +inf) / success rate. "
+        "- Cells: mean L2 over successes / median L2 (failures count as +inf) / success rate. A run whose "
+        "returned point is not adversarial when the harness labels it (see Checks) is a failure in every column. "
         "Ours: each solver of `zeroopt.list_solvers()` through `applications.hardlabel.attack`.",
     ]
     if plan["long_budget"] and plan["n_long"]:

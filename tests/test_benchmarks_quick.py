@@ -219,6 +219,21 @@ def test_table_statistics_from_traces() -> None:
     assert cell(d[1:2, 0])["median"] is None and cell(np.array([np.nan]))["n"] == 0
 
 
+def test_a_returned_point_that_is_not_adversarial_is_a_failure_everywhere() -> None:
+    from benchmarks.tables import checks, distances_at
+
+    def rec(adversarial: bool | None) -> dict:
+        claim = {"distortion": None if adversarial is None else 1.0, "adversarial": adversarial, "in_bounds": True}
+        return {"trace": {"q": [5, 20], "d": [3.0, 1.0]}, "budget": 30, "success": True, "distortion": 1.0,
+                "claim": claim, "count_check": "exact", "image": 0}
+
+    d = distances_at([rec(True), rec(False), rec(None)], [10, 30, 50])
+    np.testing.assert_array_equal(d[0], [3.0, 1.0, np.nan])
+    np.testing.assert_array_equal(d[1], [np.inf, np.inf, np.nan])  # its answer is wrong: failed at every budget
+    np.testing.assert_array_equal(d[2], [3.0, 1.0, np.nan])  # stopped before returning: the monitor's figures
+    assert checks({"a": [rec(True), rec(False), rec(None)]})["a"]["returned_not_adversarial"] == 1
+
+
 # --------------------------------------------------------------------- the runner, with a stand-in "ours"
 
 

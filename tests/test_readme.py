@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -42,7 +44,10 @@ def test_tour_theory_example_runs() -> None:
     block = _python_block_under("Theory and studies")
     namespace: dict = {}
     exec(compile(block, "README theory tour", "exec"), namespace)  # noqa: S102 - the README's own example
-    assert namespace["res"].fun < namespace["prob"](namespace["prob"].x0)
+    res, prob = namespace["res"], namespace["prob"]
+    # The final iterate reaches the example's δ = 0.2 (measured: ‖∇f‖ = 0.002, f from 2.3 to 1e-6).
+    assert np.linalg.norm(prob.gradient(res.x_last)) <= 0.2
+    assert prob(res.x_last) < 1e-3 * prob(prob.x0)
 
 
 def test_write_your_own_solver_example_runs_as_written() -> None:

@@ -111,7 +111,10 @@ def test_context_defaults_come_from_the_registry_only_for_options_a_solver_has()
 def test_reduces_a_quadratic(name: str) -> None:
     x0 = np.ones(10)
     res = zeroopt.minimize(Quadratic(), x0, solver=name, budget=3000, seed=1)
-    assert res.fun < 0.1 * float(x0 @ x0), res
+    # The final iterate itself, not the best value ever evaluated (which a probe near x0 can provide while
+    # the iterate never moves). Measured: 1e-6 or below for every solver (seeds 1-3).
+    assert res.x_last is not None and float(res.x_last @ res.x_last) < 1e-3 * float(x0 @ x0), res
+    assert res.fun <= float(res.x_last @ res.x_last)
 
 
 @pytest.mark.parametrize("name", SOLVERS)

@@ -28,8 +28,10 @@ class RunCheck:
     Attributes
     ----------
     bound_iterations, bound_queries
-        Theorem 1's N for the run's own (d, L1, δ, f(x0) − f*, β, ε, q, step) and its query cost;
-        ``inf`` when the theory guarantees nothing (β or ε too large for δ).
+        Theorem 1's N for the run's (d, L1, δ, f(x0) − f*, β, ε, q) with the theory step 1/(4(d+4)L1)
+        (or the ``step`` given to :func:`check_run`), and its query cost; ``inf`` when the theory
+        guarantees nothing (β or ε too large for δ). Not the run's own step: a bound that moved with the
+        run's step would be met by a solver whose step were wrong by any factor.
     hit_iterate, hit_average
         First hits of ``‖∇f(x_k)‖ <= δ`` and of the running average ``<= δ²`` (see :mod:`theory.hitting`).
     ratio
@@ -39,7 +41,8 @@ class RunCheck:
         The average reached δ² no later than N (``None`` when the run stopped before N without reaching it,
         so the question is open).
     beta, eps, step
-        The largest smoothing radius, oracle precision and step the records show.
+        The largest smoothing radius, oracle precision and step the records show (``step`` is the run's,
+        which the bound does not use).
     precision_threshold
         ``c β δ²``, Theorem 1's condition at the largest β.
     precision_ok
@@ -93,6 +96,7 @@ def check_run(
     x0: np.ndarray | None = None,
     constant: float = 1.0,
     error: ErrorModel = "adversarial",
+    step: float | None = None,
 ) -> RunCheck:
     """Measure ``result`` (a run of ``"rgf"``/``"rgf-fixed"`` on ``problem``) against Theorem 1.
 
@@ -112,6 +116,9 @@ def check_run(
         The c of the precision condition ``ε <= c β δ²`` (as in :class:`zeroopt.ToleranceMonitor`).
     error
         Error model of the oracle for the bound (``"zero-mean"`` for random noise).
+    step
+        The step the bound assumes; ``None``: the theory step ``1/(4(d+4)L1)``, the algorithm Theorem 1
+        analyses. Pass the run's own step only to ask what the theory promises for that step.
     """
     if problem.L1 is None:
         raise ValueError(f"{problem.name} has no global L1, so Theorem 1 says nothing about it")
@@ -122,9 +129,8 @@ def check_run(
     hit_avg = first_hit(norms, queries, delta, "average")
     beta = float(max((r.beta for r in result.history), default=0.0))
     eps = float(max((r.eps for r in result.history), default=0.0))
-    step = float(max((r.step_size for r in result.history), default=0.0))
-    n, note = _bound(problem.dim, problem.L1, delta, problem_f_gap(problem, start), beta, eps, q,
-                     step if step > 0 else None, error)
+    run_step = float(max((r.step_size for r in result.history), default=0.0))
+    n, note = _bound(problem.dim, problem.L1, delta, problem_f_gap(problem, start), beta, eps, q, step, error)
     monitor = ToleranceMonitor(delta, constant=constant, warn=False)
     for record in result.history:
         monitor(record)
@@ -136,7 +142,7 @@ def check_run(
     return RunCheck(
         d=problem.dim, delta=delta, bound_iterations=n, bound_queries=query_bound(n, q),
         hit_iterate=hit_it, hit_average=hit_avg, ratio=ratio, within_bound=within,
-        beta=beta, eps=eps, step=step, precision_threshold=theorem1_eps(beta, delta, constant),
+        beta=beta, eps=eps, step=run_step, precision_threshold=theorem1_eps(beta, delta, constant),
         precision_ok=not monitor.violations, violations=len(monitor.violations),
         first_violation=monitor.violations[0] if monitor.violations else None, note=note,
     )
@@ -163,10 +169,10 @@ class Theorem1Monitor:
     """Callback: watch a live run against Theorem 1 — its running average, its bound N, its precision.
 
     Pass it to :func:`zeroopt.minimize` (``callbacks=[...]``) for a run on a :class:`zeroopt.Problem`.
-    It replays nothing: it follows the records as they come, takes β, ε and the step from them (the
-    bound is recomputed whenever they change), and reports through ``flags``, which zeroopt copies
-    into ``result.flags``: the precision condition (through a :class:`zeroopt.ToleranceMonitor`), and
-    whether the running average of ‖∇f(x_k)‖² reached δ² before N.
+    It replays nothing: it follows the records as they come, takes β and ε from them (the bound, for the
+    theory step as in :func:`check_run`, is recomputed whenever they change), and reports through
+    ``flags``, which zeroopt copies into ``result.flags``: the precision condition (through a
+    :class:`zeroopt.ToleranceMonitor`), and whether the running average of ‖∇f(x_k)‖² reached δ² before N.
 
     Parameters
     ----------
@@ -188,7 +194,7 @@ class Theorem1Monitor:
     hit: int | None = field(default=None, init=False)
     iterations: int = field(default=0, init=False)
     _tolerance: ToleranceMonitor = field(init=False, repr=False)
-    _params: tuple[float, float, float] | None = field(default=None, init=False, repr=False)
+    _params: tuple[float, float] | None = field(default=None, init=False, repr=False)
     _sum_sq: float = field(default=0.0, init=False, repr=False)
     _gap: float = field(default=0.0, init=False, repr=False)
 
@@ -204,12 +210,12 @@ class Theorem1Monitor:
 
     def __call__(self, record: IterationRecord) -> bool:
         self._tolerance(record)
-        params = (record.beta, record.eps, record.step_size)
-        if params != self._params and record.step_size > 0:
+        params = (record.beta, record.eps)
+        if params != self._params:
             self._params = params
             self.bound, self.note = _bound(
                 self.problem.dim, float(self.problem.L1), self.delta, self._gap,  # type: ignore[arg-type]
-                record.beta, record.eps, self.q, record.step_size, self.error,
+                record.beta, record.eps, self.q, None, self.error,
             )
         self.iterations = record.iteration + 1
         if record.true_grad_norm is not None:

@@ -117,12 +117,13 @@ def attack(
         How many times a run that converged before its budget (β below its floor) restarts from its best
         direction with the initial β and step; 0 stops there, as the reference code does.
     verify
-        Queries per input reserved (inside the budget) for a final re-check: the best point and slightly
-        safer versions of it (perturbation scaled by 1.001, 1.003, ...) are labelled again in one call and the
-        closest one the model still calls adversarial is returned. The best point found by a binary search
-        sits within ε of the boundary, where a different batch composition or a GPU's reduced-precision
-        arithmetic can flip its label; the re-check makes the returned point robustly adversarial at a cost
-        of at most 0.3% distortion. Skipped when the budget is below 4 × verify; 0 disables it.
+        Queries per input reserved (inside the budget) for a final re-check: slightly safer versions of the
+        best point (perturbation scaled by 1.001, 1.002, ...) are labelled again, each alone in its own model
+        call, and the closest one the model still calls adversarial is returned. The best point found by a
+        binary search sits within ε of the boundary, where a different batch composition or a GPU's
+        reduced-precision arithmetic can flip its label; the re-check makes the returned point robustly
+        adversarial at a cost of at most 0.1% × ``verify`` distortion (:mod:`.recheck`). Skipped when the
+        budget is below 4 × verify; 0 disables it.
     batch_size
         Largest number of samples sent to the model in one call (a larger round is split), which bounds
         peak memory; ``"auto"``: 4096 for a torch module on a GPU, else 256 (a CNN on a CPU runs faster per

@@ -30,8 +30,8 @@ class AttackResult:
         by the final re-check).
     trace
         Per input, a ``(k, 2)`` array of (queries, best distortion so far) at every improvement, among the
-        points the model labelled adversarial during the search (the final re-check may return a point up to
-        0.3% farther).
+        points the model labelled adversarial during the search (the final re-check returns a point 0.1% to
+        0.3% farther, with the default ``verify=3``).
     model_calls
         Number of calls made to the model for the whole batch.
     wall_time, model_time

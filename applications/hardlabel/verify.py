@@ -6,10 +6,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .boundary import BoundaryOracleGroup
+from .recheck import label_alone, recheck_scales
 
 __all__ = ["final_check"]
 
-VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001 and 1.003
+VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001, 1.002, 1.003 (see recheck.py)
 
 
 def final_check(
@@ -24,7 +25,7 @@ def final_check(
     found = np.array([img.best_point is not None for img in images])
     if reserve == 0:
         return found
-    scales = 1.0 + VERIFY_STEP * (2.0 ** np.arange(reserve) - 1.0)
+    scales = recheck_scales(reserve, VERIFY_STEP)
     owners, points = [], []
     for i, img in enumerate(images):
         img.ledger.budget = budget  # release the reserve
@@ -40,7 +41,7 @@ def final_check(
     if not points:
         return passed
     owner_arr = np.array(owners)
-    adversarial = group.query(owner_arr, np.stack(points), record=False)
+    adversarial = label_alone(group, owner_arr, np.stack(points))
     batch = np.stack(points).astype(np.float32)
     for i in np.unique(owner_arr):
         rows = np.flatnonzero(owner_arr == i)
