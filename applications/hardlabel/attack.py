@@ -20,6 +20,7 @@ from zeroopt import QueryLedger, Status, drive, make_solver, run_solver
 from zeroopt.registry import SolverContext
 
 from .boundary import PAPER_LOCAL_RATIO, BoundaryOracleGroup, ImageState, RaySearch
+from .bounds import FlatBounds, check_inside, flat_bounds
 from .initial import fallback_candidates, flat_pool, initial_candidates, initial_search
 from .inputs import as_batch, as_labels
 from .models import LabelModel, ModelOutputError, as_label_model
@@ -80,7 +81,7 @@ def attack(
     budget: int = 20_000,
     solver: str = "rgf",
     seed: int | Sequence[int] | None = None,
-    bounds: tuple[float, float] = (0.0, 1.0),
+    bounds: tuple[ArrayLike, ArrayLike] = (0.0, 1.0),
     preset: str = "paper",
     n_initial: int = N_INITIAL_DIRECTIONS,
     target_examples: ArrayLike | None = None,
@@ -118,7 +119,8 @@ def attack(
         in the batch, so a batch gives the same per-input results as one-at-a-time attacks; a sequence of N
         seeds gives each input its own.
     bounds
-        ``(lower, upper)`` of the input domain; every query is clipped to it.
+        ``(lower, upper)`` of the input domain, scalars or arrays broadcastable to one input's shape
+        (per-feature boxes for tabular data); every query is clipped to it.
     preset
         ``"paper"`` (q = 20, β = 0.005) or ``"reference"`` (the authors' code: q = 10, β = 0.001).
     n_initial
@@ -181,19 +183,13 @@ def attack(
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
         raise ValueError(f"budget must be a positive integer number of queries per input, got {budget!r}")
     zeroopt.get_solver(solver)  # unknown names fail here, before any query
-    lo, hi = (float(b) for b in bounds)
-    if not lo < hi:
-        raise ValueError(f"bounds must be (lower, upper) with lower < upper, got {bounds!r}")
     x = as_batch(x0, "x0")
     if x.ndim < 2:
         raise ValueError(f"x0 must be batch first, shape (N, *input_shape); got shape {x.shape}. Use x0[None]")
     if not np.all(np.isfinite(x)):
         raise ValueError("x0 contains NaN or inf")
-    if x.min() < lo or x.max() > hi:
-        raise ValueError(
-            f"x0 lies outside the bounds {bounds}: its values span [{x.min():.4g}, {x.max():.4g}]; scale the "
-            "inputs to the model's domain or pass bounds=(lower, upper)"
-        )
+    lo, hi = flat_bounds(bounds, x.shape[1:])  # scalars or per-feature arrays -> two flat arrays
+    check_inside(x, lo, hi)
     n, shape = x.shape[0], x.shape[1:]
     if batch_size == "auto":
         batch_size = _auto_batch_size(model)
@@ -285,7 +281,7 @@ def attack(
 
 
 def _final_check(
-    group: BoundaryOracleGroup, reserve: int, budget: int, bounds: tuple[float, float]
+    group: BoundaryOracleGroup, reserve: int, budget: int, bounds: FlatBounds
 ) -> NDArray[np.bool_]:
     """Label each input's best point (and safer versions of it) once more; keep the closest still adversarial.
 
