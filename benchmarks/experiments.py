@@ -233,6 +233,14 @@ def gbdt_model(which: str, seed: int, rounds: int) -> tuple[Any, np.ndarray, np.
     return booster, x[8000:], y[8000:], (0.0, 1.0)
 
 
+def gbdt_training_data(which: str) -> np.ndarray:
+    """The rows the GBDT model of ``which`` ("higgs" or "mnist") was trained on, flat float32."""
+    if which == "higgs":
+        return datasets.load_higgs()[0].astype(np.float32)
+    x, _ = _mnist()
+    return x[:8000].reshape(8000, -1).astype(np.float32)
+
+
 def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100, torch_device: str = "cpu") -> Experiment:
     """Materialise an experiment by name (one of :data:`NAMES`); torch models are put on ``torch_device``."""
     if name not in NAMES:
