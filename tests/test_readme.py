@@ -35,3 +35,14 @@ def test_tour_theory_example_runs() -> None:
     namespace: dict = {}
     exec(compile(block, "README theory tour", "exec"), namespace)  # noqa: S102 - the README's own example
     assert namespace["res"].fun < namespace["prob"](namespace["prob"].x0)
+
+
+def test_tour_tree_ensemble_example_runs() -> None:
+    text = (ROOT / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "exact_minimal_adversarial" in b)
+    namespace: dict = {}
+    exec(compile(block, "README tree tour", "exec"), namespace)  # noqa: S102 - the README's own example
+    exact, res = namespace["exact"], namespace["res"]
+    assert exact.status == ["optimal"] * 4 and all(res.success)
+    # No attack can beat the proven minimum: every ratio is at least 1 (up to float32 rounding of the points).
+    assert all(res.distortion >= exact.distance * (1 - 1e-6))
