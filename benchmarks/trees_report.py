@@ -65,9 +65,17 @@ def ratios(results: Path, experiment: str, variant: str) -> dict[str, Any] | Non
     store = RunStore(results / tag)
     attacks = sorted(p.name for p in (results / tag / "runs" / experiment).iterdir() if p.is_dir())
     rows = []
+    # The peers ran on the first inputs only: our attacks get a second row on exactly the peers' inputs.
+    peer_images = {int(r["image"]) for a in attacks if not a.startswith("ours") for r in store.records(experiment, a)}
+    selections = []
     for attack in attacks:
-        records = [r for r in store.records(experiment, attack) if int(r["image"]) in solved
-                   and int(r["image"]) not in tiny]
+        everything = [r for r in store.records(experiment, attack) if int(r["image"]) in solved
+                      and int(r["image"]) not in tiny]
+        selections.append((attack, "all", everything))
+        shared = [r for r in everything if int(r["image"]) in peer_images]
+        if peer_images and attack.startswith("ours") and len(shared) < len(everything):
+            selections.append((attack, "peers' inputs", shared))
+    for attack, which, records in selections:
         if not records:
             continue
         d = distances_at(records, budgets)
@@ -81,7 +89,7 @@ def ratios(results: Path, experiment: str, variant: str) -> dict[str, Any] | Non
                 "mean": float(np.mean(v)) if len(v) else None,
                 "within_1.1": int(np.sum(v <= GOAL_RATIO)), "below_1": int(np.sum(v < 1 - 1e-6)),
             })
-        rows.append({"attack": attack, "inputs": len(records), "cells": cells})
+        rows.append({"attack": attack, "which": which, "inputs": len(records), "cells": cells})
     return {
         "experiment": experiment, "variant": variant, "runs_tag": tag, "budgets": budgets,
         "exact": {
@@ -119,12 +127,13 @@ def _section(block: dict[str, Any], label: str) -> list[str]:
         "|---|---|" + "---|" * len(budgets),
     ]
     for row in block["rows"]:
-        lines.append(f"| {row['attack']} | {row['inputs']} | " + " | ".join(_fmt(c) for c in row["cells"]) + " |")
+        which = f"{row['inputs']}" if row["which"] == "all" else f"{row['inputs']} (the peers' inputs)"
+        lines.append(f"| {row['attack']} | {which} | " + " | ".join(_fmt(c) for c in row["cells"]) + " |")
     return lines
 
 
 def _goal_line(block: dict[str, Any]) -> str:
-    row = next((r for r in block["rows"] if r["attack"] == DEFAULT_SOLVER), None)
+    row = next((r for r in block["rows"] if r["attack"] == DEFAULT_SOLVER and r["which"] == "all"), None)
     if row is None:
         return ""
     c = row["cells"][block["budgets"].index(GOAL_BUDGET)]
