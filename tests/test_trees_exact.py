@@ -181,3 +181,12 @@ def test_unsupported_models_and_bad_arguments_fail_clearly() -> None:
         exact_minimal_adversarial(model, xs + 2, ys, bounds=(0, 1))
     with pytest.raises(ValueError, match="lower < upper"):
         exact_minimal_adversarial(model, xs, ys, bounds=(1, 0))
+
+
+def test_image_shaped_inputs_are_flattened_and_keep_their_shape() -> None:
+    model, x = _train("rf", 3, 2, 2, 4, 1)
+    xs = x[:3].astype(np.float32)
+    ys = np.asarray(as_label_model(model)(xs))
+    flat = exact_minimal_adversarial(model, xs, ys, norm="l1", bounds=(0, 1))
+    shaped = exact_minimal_adversarial(model, xs.reshape(3, 2, 2), ys, norm="l1", bounds=(0, 1))
+    assert shaped.x_adv.shape == (3, 2, 2) and np.array_equal(shaped.distance, flat.distance)

@@ -103,8 +103,8 @@ def exact_minimal_adversarial(
         ``lightgbm.Booster`` / ``LGBMClassifier`` or a scikit-learn ``RandomForestClassifier``,
         ``ExtraTreesClassifier``, ``GradientBoostingClassifier`` or ``DecisionTreeClassifier``.
     x
-        Inputs ``(N, n_features)`` (or one input ``(n_features,)``); they are taken as float32, as the models
-        see them.
+        Inputs ``(N, n_features)``, one input ``(n_features,)``, or images ``(N, *shape)`` (flattened for the
+        model; ``x_adv`` keeps their shape); they are taken as float32, as the models see them.
     y
         Their labels ``(N,)``: positions in the model's ``classes_``.
     norm
@@ -150,8 +150,11 @@ def exact_minimal_adversarial(
     xb = np.asarray(x, dtype=np.float64)
     if xb.ndim == 1:
         xb = xb[None]
+    shape = xb.shape
+    if xb.ndim > 2:  # images (N, H, W) or (N, C, H, W): the models see them flat
+        xb = xb.reshape(len(xb), -1)
     if xb.ndim != 2 or xb.shape[1] != ens.n_features:
-        raise ValueError(f"x must be (N, {ens.n_features}) for this {ens.source} model, got shape {xb.shape}")
+        raise ValueError(f"x must be (N, {ens.n_features}) for this {ens.source} model, got shape {shape}")
     if not np.all(np.isfinite(xb)):
         raise ValueError("x contains NaN or inf")
     x32 = xb.astype(np.float32)
@@ -191,6 +194,7 @@ def exact_minimal_adversarial(
     finally:
         if bar is not None:
             bar.close()
+    out.x_adv = out.x_adv.reshape(shape)
     return out
 
 
