@@ -176,19 +176,57 @@ def summary(blocks: dict[str, list[tuple[dict[str, Any], str]]]) -> list[str]:
     return [budgets_note, "", *head]
 
 
-def report(args: argparse.Namespace) -> None:
-    """Write ``table3_exact.md`` / ``.json`` and the sections of the Table 3 pages."""
-    results = args.results_dir
-    full = results / args.tag
+def _blocks(results: Path, experiments: list[str]) -> dict[str, list[tuple[dict[str, Any], str]]]:
     blocks: dict[str, list[tuple[dict[str, Any], str]]] = {}
-    for experiment in SOURCES:
+    for experiment in experiments:
         if not (results / SOURCES[experiment][0] / "runs" / experiment).is_dir():
             continue
         for variant, label in EXACT_OF[experiment]:
             block = ratios(results, experiment, variant)
             if block is not None:
                 blocks.setdefault(experiment, []).append((block, label))
-    command = "python -m benchmarks.trees_exact report"
+    return blocks
+
+
+def _write_section(results: Path, experiment: str, items: list[tuple[dict[str, Any], str]]) -> None:
+    """Replace the exact-minimum section at the end of the experiment's Table 3 page."""
+    tag, stem = SOURCES[experiment]
+    link = "table3_exact.md" if tag == "full" else "../full/table3_exact.md"
+    section = [BEGIN, "", "## Beside the exact minimum", "", f"From `{COMMAND}` (all of it: [{link}]({link})).", ""]
+    for block, label in items:
+        section += _section(block, label) + [""]
+        goal = _goal_line(block)
+        if goal:
+            section += [goal, ""]
+    section.append(END)
+    page = results / tag / f"{stem}.md"
+    if page.exists():
+        text = page.read_text()
+        if BEGIN in text:
+            text = text[: text.index(BEGIN)]
+        page.write_text(text.rstrip() + "\n\n" + "\n".join(section) + "\n")
+
+
+def refresh_page(results: Path, root: Path, experiment: str) -> bool:
+    """Re-add the exact-minimum section after ``run_suite`` rewrote a Table 3 page (when minima are cached)."""
+    if experiment not in SOURCES or root.resolve() != (results / SOURCES[experiment][0]).resolve():
+        return False
+    items = _blocks(results, [experiment]).get(experiment)
+    if not items:
+        return False
+    _write_section(results, experiment, items)
+    return True
+
+
+COMMAND = "python -m benchmarks.trees_exact report"
+
+
+def report(args: argparse.Namespace) -> None:
+    """Write ``table3_exact.md`` / ``.json`` and the sections of the Table 3 pages."""
+    results = args.results_dir
+    full = results / args.tag
+    blocks = _blocks(results, list(SOURCES))
+    command = COMMAND
     md = [
         "# Table 3 beside the exact minimum: attack L2 / exact minimal L2 (LightGBM GBDTs)",
         "",
@@ -212,26 +250,14 @@ def report(args: argparse.Namespace) -> None:
     for experiment, items in blocks.items():
         tag, stem = SOURCES[experiment]
         md += [f"## {experiment} (runs: `{tag}/runs/{experiment}`, page `{stem}.md`)", ""]
-        section = [BEGIN, "", "## Beside the exact minimum", "",
-                   f"From `{command}` (full page: `../full/table3_exact.md`).", ""]
         for block, label in items:
-            lines = _section(block, label)
-            md += lines + [""]
-            section += lines + [""]
-            md.append(f"Exact minima computed by `{block['exact']['command']}`.")
-            md.append("")
+            md += _section(block, label) + [""]
+            md += [f"Exact minima computed by `{block['exact']['command']}`.", ""]
             goal = _goal_line(block)
             if goal:
                 md += [goal, ""]
-                section += [goal, ""]
-        section.append(END)
         out_json["experiments"][experiment] = [b for b, _ in items]
-        page = results / tag / f"{stem}.md"
-        if page.exists():
-            text = page.read_text()
-            if BEGIN in text:
-                text = text[: text.index(BEGIN)].rstrip() + "\n"
-            page.write_text(text.rstrip() + "\n\n" + "\n".join(section) + "\n")
+        _write_section(results, experiment, items)
     (full / "table3_exact.md").write_text("\n".join(md) + "\n")
     (full / "table3_exact.json").write_text(json.dumps(out_json, indent=1))
     print("\n".join(md))
