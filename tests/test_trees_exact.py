@@ -147,6 +147,7 @@ def test_time_limit_returns_a_valid_bound() -> None:
     if found.any():
         assert np.all(np.asarray(as_label_model(model)(short.x_adv[found])) != ys[found])
     assert all(s == "optimal" for s in exact.status) and np.allclose(exact.bound, exact.distance, rtol=1e-5)
+    assert np.all(exact.gap <= 1e-5) and np.all(short.gap[short.bound < short.distance] > 0)
 
 
 def test_moved_zero_thresholds_keep_the_training_labels_and_remove_1e35_minima() -> None:

@@ -71,7 +71,9 @@ class ExactResult:
         """Relative gap ``(distance - bound) / distance`` (0 when optimal)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             g = (self.distance - self.bound) / self.distance
-        return np.where(self.distance > 0, np.nan_to_num(g, nan=0.0, posinf=np.inf), 0.0)
+        # No point found: an infinite gap, unless nothing exists (bound inf too: infeasible, gap 0).
+        g = np.where(np.isinf(self.distance), np.where(np.isinf(self.bound), 0.0, np.inf), g)
+        return np.where(self.distance > 0, g, 0.0)
 
     def summary(self) -> str:
         """One line: statuses, median distance, time."""
