@@ -141,8 +141,17 @@ def solve_program(
         feasible_cost_max = max(feasible_cost_max, float(cost.max()))
         kmin, kmax = int(np.argmax(ok)), len(ok) - 1 - int(np.argmax(ok[::-1]))
         m = np.arange(len(a))
-        lb_list.append((m >= kmax).astype(float))  # p_m = [k <= m]: 1 for m >= kmax, 0 for m < kmin
-        ub_list.append((m >= kmin).astype(float))
+        lb_p = (m >= kmax).astype(float)  # p_m = [k <= m]: 1 for m >= kmax, 0 for m < kmin
+        ub_p = (m >= kmin).astype(float)
+        if math.isfinite(cutoff):
+            # Crossing a threshold costs at least that one coordinate's move: beyond the cutoff, never.
+            k0 = int(np.searchsorted(a, x0[j], side="left"))
+            crossing = np.where(m < k0, delta[:-1], delta[1:])
+            too_far = crossing > cutoff
+            ub_p[too_far & (m < k0)] = 0.0
+            lb_p[too_far & (m >= k0)] = 1.0
+        lb_list.append(lb_p)
+        ub_list.append(ub_p)
         coef = cost[:-1] - cost[1:]
         if norm == "linf":
             linf_rows.append((col + m, coef, float(cost[-1])))
@@ -211,11 +220,14 @@ def solve_program(
     if n_p:
         c[:n_p] = np.concatenate(c_list)
     if norm == "linf":
-        c[s_col] = 1.0
+        # s is the L∞ distance times `unit`, so that distances far below HiGHS's feasibility tolerance (1e-7)
+        # still bind their rows.
+        unit = OBJECTIVE_SCALE / feasible_cost_max if feasible_cost_max > 0 else 1.0
+        c[s_col] = 1.0 / unit
         for cols, coef, last in linf_rows:
             rows_i.append(np.full(len(cols) + 1, r)), rows_j.append(np.append(cols, s_col))
-            rows_v.append(np.append(coef, -1.0))
-            row_lo.append([-np.inf]), row_hi.append([-last])
+            rows_v.append(np.append(coef * unit, -1.0))
+            row_lo.append([-np.inf]), row_hi.append([-last * unit])
             r += 1
         constant = 0.0
     lb = np.zeros(n_var)
@@ -296,8 +308,9 @@ def _run(c: NDArray[np.float64], constant: float, scale: float, a_mat: sparse.cs
     rows, lo_rows, hi_rows = a_mat, r_lo, r_hi
     if math.isfinite(cutoff):
         limit = (cutoff**2 if norm == "l2" else cutoff) - constant
-        rows = sparse.vstack([a_mat, sparse.csr_array(c[None])]).tocsr()
-        lo_rows, hi_rows = np.append(r_lo, -np.inf), np.append(r_hi, limit)
+        # In the objective's scaled units, for the same reason as the L∞ rows.
+        rows = sparse.vstack([a_mat, sparse.csr_array((c * scale)[None])]).tocsr()
+        lo_rows, hi_rows = np.append(r_lo, -np.inf), np.append(r_hi, limit * scale)
     constraints = [LinearConstraint(rows, lo_rows, hi_rows)] if rows.shape[0] else []
     options: dict[str, object] = {"disp": False, "mip_rel_gap": mip_rel_gap, "presolve": True}
     if math.isfinite(time_limit):
