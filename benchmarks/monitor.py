@@ -135,8 +135,9 @@ class QueryMonitor:
     ----------
     label_fn : callable
         ``label_fn(x)`` returns the predicted labels ``(B,)`` of a float32 batch ``(B, *shape)``.
-    bounds : tuple of float
-        Valid input range; queried points outside it (beyond ``bounds_atol``) never count as adversarial.
+    bounds : tuple of float or of numpy.ndarray
+        Valid input range (scalars or flat per-feature arrays); queried points outside it (beyond
+        ``bounds_atol``) never count as adversarial.
     budget : int, optional
         Per-input query budget. Required for ``on_exhausted="raise"``.
     on_exhausted : {"raise", "record"}
@@ -165,7 +166,8 @@ class QueryMonitor:
         if budget is not None and budget < 1:
             raise ValueError(f"budget must be positive, got {budget}")
         self.label_fn = label_fn
-        self.bounds = (float(bounds[0]), float(bounds[1]))
+        # Scalars, or flat per-feature arrays (one value per feature of the flattened input).
+        self.bounds = (np.asarray(bounds[0], dtype=np.float64), np.asarray(bounds[1], dtype=np.float64))
         self.budget = budget
         self.on_exhausted = on_exhausted
         self.bounds_atol = bounds_atol

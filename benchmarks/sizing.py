@@ -33,6 +33,7 @@ PRESETS: dict[str, dict[str, Plan]] = {
         "cifar-untargeted": Plan(1, 1, (250, 500)),
         "cifar-targeted": Plan(1, 1, (250, 500)),
         "gbdt-higgs": Plan(2, 2, (250, 500, 1000)),
+        "gbdt-higgs-box": Plan(2, 2, (250, 500, 1000)),
         "gbdt-mnist": Plan(1, 1, (250, 500, 1000)),
     },
     "default": {
@@ -41,6 +42,7 @@ PRESETS: dict[str, dict[str, Plan]] = {
         "cifar-untargeted": Plan(5, 3, (1000, 2000, 4000, 8000, 10000)),
         "cifar-targeted": Plan(5, 3, (1000, 2000, 4000, 8000, 10000)),
         "gbdt-higgs": Plan(10, 5, PAPER_GBDT["gbdt-higgs"]["queries"]),
+        "gbdt-higgs-box": Plan(10, 5, PAPER_GBDT["gbdt-higgs"]["queries"]),
         "gbdt-mnist": Plan(10, 5, PAPER_GBDT["gbdt-mnist"]["queries"]),
     },
     "full": {
@@ -49,6 +51,7 @@ PRESETS: dict[str, dict[str, Plan]] = {
         "cifar-untargeted": Plan(20, 10, MNIST_BUDGETS),
         "cifar-targeted": Plan(20, 10, MNIST_BUDGETS),
         "gbdt-higgs": Plan(50, 20, PAPER_GBDT["gbdt-higgs"]["queries"]),
+        "gbdt-higgs-box": Plan(50, 20, PAPER_GBDT["gbdt-higgs"]["queries"]),
         "gbdt-mnist": Plan(50, 20, PAPER_GBDT["gbdt-mnist"]["queries"]),
     },
 }

@@ -8,7 +8,11 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["zeroopt.driver", "applications.hardlabel.attack"])
+@pytest.mark.parametrize(
+    "name",
+    ["zeroopt.driver", "applications.hardlabel.attack", "applications.hardlabel.bounds", "applications.trees.exact",
+     "applications.trees.thresholds"],
+)
 def test_docstring_examples(name: str) -> None:
     # import_module, not attribute access: the package re-exports a function named like the module.
     module = importlib.import_module(name)

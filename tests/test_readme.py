@@ -69,3 +69,14 @@ def test_what_happens_when_things_go_wrong_example_runs() -> None:
     exec(compile(block, "README faults", "exec"), namespace)  # noqa: S102 - the README's own example
     res = namespace["res"]
     assert res.status.value == "error" and res.queries == 500 and 0 <= res.fun < 10 and res.history
+
+
+def test_tour_tree_ensemble_example_runs() -> None:
+    text = (ROOT / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "exact_minimal_adversarial" in b)
+    namespace: dict = {}
+    exec(compile(block, "README tree tour", "exec"), namespace)  # noqa: S102 - the README's own example
+    exact, res = namespace["exact"], namespace["res"]
+    assert exact.status == ["optimal"] * 4 and all(res.success)
+    # No attack can beat the proven minimum: every ratio is at least 1 (up to float32 rounding of the points).
+    assert all(res.distortion >= exact.distance * (1 - 1e-6))

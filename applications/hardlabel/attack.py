@@ -52,7 +52,7 @@ def attack(
     budget: int = 20_000,
     solver: str = DEFAULT_SOLVER,
     seed: int | Sequence[int] | None = None,
-    bounds: tuple[float, float] = (0.0, 1.0),
+    bounds: tuple[ArrayLike, ArrayLike] = (0.0, 1.0),
     progress: bool = False,
     config: AttackConfig | None = None,
     **options: Any,
@@ -87,7 +87,8 @@ def attack(
         ``batch_size=1`` every model call holds one input, and batched and one-at-a-time results are
         bit-identical (for a model that is deterministic on one input).
     bounds
-        ``(lower, upper)`` of the input domain; every query is clipped to it.
+        ``(lower, upper)`` of the input domain, scalars or arrays broadcastable to one input's shape
+        (per-feature boxes for tabular data); every query is clipped to it.
     progress
         Show a progress bar (queries spent out of the total budget).
     config

@@ -24,6 +24,7 @@ from zeroopt.oracle import Request, Response
 __all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
 
 PAPER_LOCAL_RATIO = 0.01  # Algorithm 1's increase/decrease ratio α
+Bound = float | NDArray[np.float64]  # a scalar bound, or one per flat feature (see .bounds.flat_bounds)
 
 
 @dataclass
@@ -35,7 +36,8 @@ class Ray:
     lam_max: float  # beyond this λ the clipped point no longer moves
 
     @classmethod
-    def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: float, hi: float) -> Ray | None:
+    def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: Bound, hi: Bound) -> Ray | None:
+        """The ray from ``x0`` along ``theta``; ``lo``/``hi``: scalars or flat per-feature arrays."""
         norm = float(np.linalg.norm(theta))
         if not np.isfinite(norm) or norm == 0.0:
             return None
@@ -44,7 +46,7 @@ class Ray:
             to_bound = np.where(u > 0, (hi - x0) / u, np.where(u < 0, (lo - x0) / u, 0.0))
         return cls(x0, u, float(np.max(to_bound)))
 
-    def point(self, lam: float, lo: float, hi: float) -> NDArray[np.float64]:
+    def point(self, lam: float, lo: Bound, hi: Bound) -> NDArray[np.float64]:
         return np.clip(self.x0 + lam * self.direction, lo, hi)
 
 
@@ -187,7 +189,8 @@ class BoundaryOracleGroup(OracleGroup):
     input_shape
         Shape of one input as the model expects it.
     bounds
-        (lower, upper) of the input domain; every queried point is clipped to it.
+        (lower, upper) of the input domain: scalars or flat arrays of one value per feature (as made by
+        :func:`.bounds.flat_bounds`); every queried point is clipped to it.
     default_eps
         Precision used when a request does not state one.
     ratio
@@ -201,7 +204,7 @@ class BoundaryOracleGroup(OracleGroup):
         model: Callable[[NDArray[np.float32]], NDArray[np.int64]],
         images: Sequence[ImageState],
         input_shape: tuple[int, ...],
-        bounds: tuple[float, float],
+        bounds: tuple[Bound, Bound],
         *,
         default_eps: float,
         ratio: float = PAPER_LOCAL_RATIO,

@@ -20,6 +20,7 @@ from zeroopt.checks import check_budget, check_max_iter
 from zeroopt.descent import PAPER_BETA, PRESETS, REFERENCE_EPS_PER_BETA
 
 from .boundary import PAPER_LOCAL_RATIO
+from .bounds import check_inside, flat_bounds
 from .inputs import as_batch
 
 __all__ = [
@@ -159,13 +160,13 @@ class AttackConfig:
         return int(self.verify) if budget >= 4 * self.verify else 0
 
 
-def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: tuple[float, float]) -> tuple[NDArray, float, float]:
-    """Validate the common arguments before anything is queried; return ``(x, lo, hi)``."""
+def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: Any) -> tuple[NDArray, NDArray, NDArray]:
+    """Validate the common arguments before anything is queried; return ``(x, lo, hi)``.
+
+    ``bounds`` are scalars or arrays broadcastable to one input's shape; ``lo`` and ``hi`` come back flat.
+    """
     check_budget(budget)  # the same TypeError / ValueError as zeroopt.minimize
     zeroopt.get_solver(solver)  # unknown names fail here, before any query
-    lo, hi = (float(b) for b in bounds)
-    if not lo < hi:
-        raise ValueError(f"bounds must be (lower, upper) with lower < upper, got {bounds!r}")
     x = as_batch(x0, "x0")
     if x.ndim < 2:
         raise ValueError(f"x0 must be batch first, shape (N, *input_shape); got shape {x.shape}. Use x0[None]")
@@ -173,11 +174,8 @@ def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: tuple[float, f
         raise ValueError(f"x0 holds no inputs (shape {x.shape}); pass at least one input to attack")
     if not np.all(np.isfinite(x)):
         raise ValueError("x0 contains NaN or inf")
-    if x.min() < lo or x.max() > hi:
-        raise ValueError(
-            f"x0 lies outside the bounds {bounds}: its values span [{x.min():.4g}, {x.max():.4g}]; scale the "
-            "inputs to the model's domain or pass bounds=(lower, upper)"
-        )
+    lo, hi = flat_bounds(bounds, x.shape[1:])  # scalars or per-feature arrays -> two flat arrays
+    check_inside(x, lo, hi)
     return x, lo, hi
 
 

@@ -14,7 +14,7 @@ VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001, 1.002,
 
 
 def final_check(
-    group: BoundaryOracleGroup, reserve: int, budget: int, bounds: tuple[float, float]
+    group: BoundaryOracleGroup, reserve: int, budget: int, bounds: tuple[NDArray[np.float64], NDArray[np.float64]]
 ) -> NDArray[np.bool_]:
     """Label each input's best point (and safer versions of it) once more; keep the closest still adversarial.
 

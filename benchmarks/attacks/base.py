@@ -37,7 +37,7 @@ class Batch:
         For a targeted attack, a pool ``(N, P, *shape)`` of correctly classified images of each input's target
         class (not among the attacked images): attacks that search over starting examples get all ``P``,
         attacks that take one starting point get ``starts[:, 0]``.
-    bounds : tuple of float
+    bounds : tuple of float or of numpy.ndarray
         Valid input range.
     n_classes : int
         Number of classes of the model.
@@ -49,7 +49,7 @@ class Batch:
     y0: np.ndarray
     target: np.ndarray | None
     starts: np.ndarray | None
-    bounds: tuple[float, float]
+    bounds: tuple[Any, Any]  # scalars, or flat per-feature arrays
     n_classes: int
     torch_model: torch.nn.Module | None = None
 

@@ -1,0 +1,39 @@
+"""The ratio page of benchmarks.trees_exact: attack distortion / exact minimum per input and budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.store import RunStore
+from benchmarks.trees_report import ratios
+
+
+def _run(store: RunStore, attack: str, image: int, q: list[int], d: list[float]) -> None:
+    store.save({"experiment": "gbdt-higgs", "attack": attack, "image": image, "budget": 29598,
+                "trace": {"q": q, "d": d}, "distortion": d[-1], "success": True})
+
+
+def test_ratios_per_input_and_budget(tmp_path: Path) -> None:
+    exact = {"1": {"distance": 0.1, "status": "optimal", "seconds": 1.0},
+             "2": {"distance": 0.2, "status": "optimal", "seconds": 3.0},
+             "3": {"distance": 1e-35, "status": "optimal", "seconds": 2.0}}  # a ±1e-35 flip: left out
+    (tmp_path / "full" / "exact").mkdir(parents=True)
+    (tmp_path / "full" / "exact" / "gbdt-higgs-raw.json").write_text(json.dumps({"inputs": exact}))
+    store = RunStore(tmp_path / "full")
+    _run(store, "ours-rgf", 1, [100, 5000, 20000], [1.0, 0.5, 0.11])
+    _run(store, "ours-rgf", 2, [100], [0.4])
+    _run(store, "ours-rgf", 3, [10], [0.05])
+    _run(store, "art-hsj", 1, [3000], [0.2])
+    block = ratios(tmp_path, "gbdt-higgs", "raw")
+    assert block is not None and block["budgets"] == [4229, 10000, 11139, 29598]
+    assert block["exact"]["tiny"] == 1 and block["exact"]["median_without_tiny"] == pytest.approx(0.15)
+    rows = {(r["attack"], r["which"]): r for r in block["rows"]}
+    ours = rows[("ours-rgf", "all")]["cells"]
+    assert [c["median"] for c in ours] == pytest.approx([6.0, 3.5, 3.5, 1.55])
+    assert ours[3]["within_1.1"] == 1 and ours[3]["n"] == 2
+    shared = rows[("ours-rgf", "peers' inputs")]["cells"]  # input 1 only, as the peer
+    assert [c["median"] for c in shared] == pytest.approx([10.0, 5.0, 5.0, 1.1])
+    assert [c["median"] for c in rows[("art-hsj", "all")]["cells"]] == pytest.approx([2.0] * 4)
