@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LocalExecutor", "Outcome", "RayExecutor", "make_executor"]
+__all__ = ["LocalExecutor", "Outcome", "RayExecutor", "init_ray", "make_executor"]
 
 
 @dataclass
@@ -103,15 +103,8 @@ class RayExecutor:
         self.ray = ray
         self.started_here = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
-            if address is None:
-                # Workers must import this very checkout (an editable install may point elsewhere).
-                root = str(Path(__file__).resolve().parents[2])
-                path = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
-                kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": path}}
-                if workers is not None:
-                    kwargs["num_cpus"] = max(1, int(round(workers * cpus_per_worker)))
-            ray.init(address=address, **kwargs)
+            cpus = None if workers is None or address is not None else max(1, int(round(workers * cpus_per_worker)))
+            init_ray(address, num_cpus=cpus)
             self.started_here = True
         available = ray.cluster_resources()
         if workers is None:
@@ -162,6 +155,24 @@ class RayExecutor:
             self.ray.kill(actor)
         if self.started_here:
             self.ray.shutdown()
+
+
+def init_ray(address: str | None = None, *, num_cpus: int | None = None) -> None:
+    """Connect to a Ray cluster, or start a local one whose workers import this very checkout.
+
+    A local cluster's workers get this checkout first on ``PYTHONPATH`` (an editable install may point to
+    another copy); a remote cluster must have zeroopt installed on its nodes.
+    """
+    import ray
+
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
+    if address is None:
+        root = str(Path(__file__).resolve().parents[2])
+        path = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
+        kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": path}}
+        if num_cpus is not None:
+            kwargs["num_cpus"] = num_cpus
+    ray.init(address=address, **kwargs)
 
 
 def make_executor(name: str, **options: Any) -> LocalExecutor | RayExecutor:

@@ -56,6 +56,8 @@ def plan_tasks(
     name = resolve_name(campaign.data)
     ids = campaign.input_ids(len(data.x))
     size = chunk or campaign.chunk
+    pool = campaign.pool_ids(len(data.x), ids)
+    pool_x, pool_y = data.x[pool], data.y[pool]
     tasks: list[Task] = []
     all_keys: list[tuple[Any, ...]] = []
     for model in campaign.models:
@@ -74,6 +76,7 @@ def plan_tasks(
                             budget=int(budget), seed=int(seed), goal=campaign.goal, options=dict(campaign.options),
                             options_key=campaign.options_key, batch_size=campaign.batch_size, input_ids=part,
                             x=data.x[part], y=data.y[part], bounds=data.bounds, store_adv=store_adv,
+                            pool_x=pool_x, pool_y=pool_y,
                         ))
     pending = sum(len(t.input_ids) for t in tasks)
     return tasks, all_keys, len(all_keys) - pending

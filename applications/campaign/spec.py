@@ -69,6 +69,9 @@ class Campaign:
         Inputs per attack call: the unit of work and of resumption.
     arch, device, bounds
         Architecture of weights files, torch device, input domain override.
+    pool
+        Size of the pool of other inputs a targeted attack starts from (examples of the target class; an
+        untargeted attack falls back on them when no random direction changes the label).
     """
 
     models: list[str]
@@ -85,6 +88,7 @@ class Campaign:
     arch: str | None = None
     device: str | None = None
     bounds: tuple[float, float] | None = None
+    pool: int = 500
 
     def __post_init__(self) -> None:
         if not self.models:
@@ -127,6 +131,11 @@ class Campaign:
         """The solver options as canonical JSON (part of the database key)."""
         return json.dumps(self.options, sort_keys=True, separators=(",", ":"))
 
+    def pool_ids(self, available: int, attacked: list[int]) -> list[int]:
+        """Dataset indices of the starting pool: the first ``pool`` inputs that are not attacked."""
+        skip = set(attacked)
+        return [i for i in range(available) if i not in skip][: self.pool]
+
     def input_ids(self, available: int) -> list[int]:
         """The dataset indices attacked, checked against the dataset's size."""
         ids = list(range(min(int(self.n or 0), available))) if self.inputs is None else [int(i) for i in self.inputs]
@@ -156,6 +165,8 @@ class Task:
     y: np.ndarray
     bounds: tuple[float, float]
     store_adv: bool = True
+    pool_x: np.ndarray | None = None  # examples to start targeted attacks from (and the untargeted fallback)
+    pool_y: np.ndarray | None = None
 
     def keys(self) -> list[tuple[Any, ...]]:
         """The database keys of this task's attacks (in :data:`applications.campaign.db.KEY` order)."""

@@ -81,7 +81,9 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
     seeds = [input_seed(task.seed, i) for i in task.input_ids]
     res = attack(
         loaded.model, task.x, task.y, target=target, budget=task.budget, solver=task.solver, seed=seeds,
-        bounds=task.bounds, n_classes=n_classes, batch_size=task.batch_size, **task.options,
+        bounds=task.bounds, n_classes=n_classes, batch_size=task.batch_size,
+        target_pool=None if task.pool_x is None or not len(task.pool_x) else (task.pool_x, task.pool_y),
+        **task.options,
     )
     n = len(task.input_ids)
     where = machine(task.device)

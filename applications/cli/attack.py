@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +9,7 @@ from typing import Any
 
 import click
 
-from .common import parse_batch_size, parse_bounds, parse_inputs, parse_options
+from .common import command_line, parse_batch_size, parse_bounds, parse_inputs, parse_options
 
 
 def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -134,7 +132,7 @@ def _run(file: Path | None, kw: dict[str, Any]) -> int:
         raise click.UsageError(str(err)) from None
     tmp = tempfile.TemporaryDirectory(prefix="zeroopt-") if kw["no_db"] else None
     path = Path(tmp.name) / "results.sqlite" if tmp else (kw["db"] or default_db_path())
-    command = "zeroopt " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command_line()
     executor = make_executor(kw["executor"], address=kw["address"], workers=kw["workers"],
                              cpus_per_worker=kw["cpus_per_worker"], gpus_per_worker=kw["gpus_per_worker"]) \
         if kw["executor"] == "ray" else make_executor("local")

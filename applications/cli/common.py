@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from typing import Any
 
 import click
+
+_ARGV: list[str] | None = None  # the arguments main() was given (None: the process's own)
+
+
+def set_argv(argv: list[str] | None) -> None:
+    """Remember the arguments of this invocation, for :func:`command_line`."""
+    global _ARGV
+    _ARGV = None if argv is None else list(argv)
+
+
+def command_line() -> str:
+    """The command that is running, as a shell line (stored with every result)."""
+    args = sys.argv[1:] if _ARGV is None else _ARGV
+    return "zeroopt " + " ".join(shlex.quote(a) for a in args)
 
 
 def parse_inputs(text: str | None) -> list[int] | None:

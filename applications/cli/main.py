@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from . import attack, bench, minimize, report
+from .common import set_argv
 
 
 @click.group(
@@ -32,8 +33,10 @@ cli.add_command(bench.bench_group)
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (for ``python -m applications.cli`` and tests)."""
+    set_argv(argv)
     try:
-        cli.main(args=argv, prog_name="zeroopt", standalone_mode=False)
+        # Without standalone mode click returns a command's ctx.exit(code) as the value.
+        code = cli.main(args=argv, prog_name="zeroopt", standalone_mode=False)
     except click.exceptions.Exit as done:
         return int(done.exit_code)
     except click.ClickException as err:
@@ -42,4 +45,4 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 130
-    return 0
+    return code if isinstance(code, int) else 0
