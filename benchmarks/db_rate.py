@@ -1,0 +1,61 @@
+"""How fast the campaign driver can store attacks: ``python -m benchmarks.db_rate [--rows 5000]``.
+
+Inserts rows shaped like real MNIST campaign rows (a trace of ``--trace`` improvements as JSON, a compressed
+784-pixel adversarial image, versions, machine, command) into a fresh database, one transaction per row as
+the driver does, and prints rows/s and MB/s; also with ``x_adv`` left out (``--no-adv``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from applications.campaign.db import ResultsDB
+
+
+def rate(rows: int, trace: int, adv: bool, seed: int = 0) -> tuple[float, float, float]:
+    """(rows/s, MB/s of database growth, bytes per row) for ``rows`` single-row transactions."""
+    rng = np.random.default_rng(seed)
+    image = zlib.compress(rng.random(784).astype(np.float32).tobytes()) if adv else None
+    q = np.sort(rng.integers(1, 10_000, trace))
+    steps = [[int(a), float(b)] for a, b in zip(q, np.sort(rng.random(trace))[::-1] * 3, strict=True)]
+    base = {"dataset": "mnist", "model": "mnist-cnn", "solver": "sign", "budget": 10_000, "seed": 0,
+            "goal": "untargeted", "options": "{}", "input_seed": 1, "label": 3, "success": True, "distortion": 1.1,
+            "queries": 10_000, "trace": steps, "x_adv": image, "wall_time": 0.5, "model_calls": 120.0,
+            "group_size": 256, "executor": "ray", "worker": "ray-17", "command": "zeroopt attack -m mnist-cnn ...",
+            "versions": {"python": "3.11.7", "numpy": "2.x", "torch": "2.13.0"},
+            "machine": {"host": "node-0017", "cpus": 16, "device": "cuda"}}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.sqlite"
+        with ResultsDB(path) as db:
+            t0 = time.perf_counter()
+            for i in range(rows):
+                db.insert({**base, "input_id": i})
+            seconds = time.perf_counter() - t0
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = path.stat().st_size
+    return rows / seconds, size / seconds / 1e6, size / rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the write rates."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks.db_rate", description=__doc__.split("\n\n")[0])
+    p.add_argument("--rows", type=int, default=5000)
+    p.add_argument("--trace", type=int, default=200, help="improvements per trace")
+    args = p.parse_args(argv)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    for adv in (True, False):
+        per_s, mb_s, size = rate(args.rows, args.trace, adv)
+        print(f"{'with' if adv else 'without'} x_adv: {per_s:,.0f} rows/s, {mb_s:.1f} MB/s, {size / 1e3:.1f} kB/row "
+              f"(load average {load})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
