@@ -1,8 +1,9 @@
 """Throughput of one attack campaign on the local executor and on 1 and 2 local Ray workers, same run.
 
-``python -m benchmarks.campaign_scaling [--n 200 --budget 1000 --solver sign --workers 1,2]`` attacks the first
-``n`` MNIST test images with the shared MNIST CNN (``mnist-cnn``), once per executor, each into a fresh
-temporary database, and writes ``benchmarks/results/campaigns/scaling.{json,md}`` with attacks/s, queries/s,
+``python -m benchmarks.campaign_scaling [--n 200 --budget 1000 --solver sign --runs local,ray:1,ray:2]`` attacks
+the first ``n`` MNIST test images with the shared MNIST CNN (``mnist-cnn``), once per executor in the order
+given, each into a fresh temporary database, and writes ``benchmarks/results/campaigns/<name>.{json,md}``
+(``--name``, default ``scaling``) with attacks/s, queries/s,
 the Ray start-up time, the load average before and after each run (the machine may be shared) and how many
 per-input results agree with the local run.
 """
@@ -71,23 +72,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", type=int, default=1000)
     p.add_argument("--solver", default="sign")
     p.add_argument("--chunk", type=int, default=25, help="inputs per attack call (the same for every executor)")
-    p.add_argument("--workers", default="1,2", help="Ray worker counts to measure")
+    p.add_argument("--runs", default="local,ray:1,ray:2", help="executors in order: local, ray:<workers>")
+    p.add_argument("--name", default="scaling", help="output file stem")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     command = "python -m benchmarks.campaign_scaling " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     campaign = Campaign(models=["mnist-cnn"], data="mnist", solvers=[args.solver], budgets=[args.budget],
                         n=args.n, chunk=args.chunk)
-    runs = [_measure("local", campaign, LocalExecutor)]
-    for w in (int(v) for v in args.workers.split(",") if v):
-        from applications.campaign import RayExecutor
+    runs = []
+    for spec in (v.strip() for v in args.runs.split(",") if v.strip()):
+        if spec == "local":
+            runs.append(_measure("local", campaign, LocalExecutor))
+        else:
+            from applications.campaign import RayExecutor
 
-        runs.append(_measure(f"ray x{w}", campaign, lambda w=w: RayExecutor(workers=w)))
-    reference = runs[0].pop("results")
-    for r in runs[1:]:
+            w = int(spec.removeprefix("ray:"))
+            runs.append(_measure(f"ray x{w}", campaign, lambda w=w: RayExecutor(workers=w)))
+    by_name = {r["executor"]: r["results"] for r in runs}
+    reference = by_name.get("local", runs[0]["results"])
+    for r in runs:
         mine = r.pop("results")
         r["same_as_local"] = sum(mine.get(k) == v for k, v in reference.items())
-    runs[0]["same_as_local"] = len(reference)
     data = {
         "command": command,
         "campaign": f"{args.n} MNIST test images x mnist-cnn x {args.solver} x budget {args.budget}, seed 0, "
@@ -98,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": runs,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scaling.json").write_text(json.dumps(data, indent=2) + "\n")
+    (args.out / f"{args.name}.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [
         "# Campaign throughput: local executor vs local Ray workers", "", f"Command: `{command}`", "",
         f"Campaign: {data['campaign']}. Machine: {os.cpu_count()} CPUs, one torch thread per worker, "
@@ -113,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['queries_per_s']} | {r['median_l2']:.3f} | {r['same_as_local']}/{len(reference)} | "
             f"{', '.join(map(str, r['load_before']))} → {', '.join(map(str, r['load_after']))} |"
         )
-    (args.out / "scaling.md").write_text("\n".join(lines) + "\n")
+    (args.out / f"{args.name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

@@ -51,6 +51,10 @@ class LocalExecutor:
             except Exception as exc:  # one failing chunk must not end the campaign; the driver reports it
                 yield Outcome(item, error=exc)
 
+    def share(self, obj: Any) -> Any:
+        """Data every item needs: here, the object itself."""
+        return obj
+
     def close(self) -> None:
         """Nothing to release."""
 
@@ -148,6 +152,10 @@ class RayExecutor:
                     ray.cancel(ref)  # actor tasks cannot be force-cancelled; close() kills the actors
                 except Exception:  # noqa: BLE001 - best effort on the way out
                     pass
+
+    def share(self, obj: Any) -> Any:
+        """Data every item needs, put once in the object store (each node fetches it once, not per item)."""
+        return self.ray.put(obj)
 
     def close(self) -> None:
         """Stop the actors, and the local cluster if this executor started it."""

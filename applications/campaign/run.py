@@ -45,11 +45,17 @@ class CampaignSummary:
 
 
 def plan_tasks(
-    campaign: Campaign, db: ResultsDB, *, chunk: int | None = None, store_adv: bool = True
+    campaign: Campaign,
+    db: ResultsDB,
+    *,
+    chunk: int | None = None,
+    store_adv: bool = True,
+    share: Callable[[Any], Any] = lambda obj: obj,
 ) -> tuple[list[Task], list[tuple[Any, ...]], int]:
     """The tasks of ``campaign`` whose attacks are not stored yet, every key, and how many are stored.
 
-    Tasks are grouped by (model, solver, budget, seed) and cut into chunks of ``chunk`` inputs.
+    Tasks are grouped by (model, solver, budget, seed) and cut into chunks of ``chunk`` inputs; data every
+    task needs (the starting pool) goes through ``share`` (an executor's: Ray puts it in its object store).
     """
     assert campaign.data is not None
     data = load_data(campaign.data, bounds=campaign.bounds)
@@ -57,7 +63,7 @@ def plan_tasks(
     ids = campaign.input_ids(len(data.x))
     size = chunk or campaign.chunk
     pool = campaign.pool_ids(len(data.x), ids)
-    pool_x, pool_y = data.x[pool], data.y[pool]
+    shared_pool = share((data.x[pool], data.y[pool])) if pool else None
     tasks: list[Task] = []
     all_keys: list[tuple[Any, ...]] = []
     for model in campaign.models:
@@ -76,7 +82,7 @@ def plan_tasks(
                             budget=int(budget), seed=int(seed), goal=campaign.goal, options=dict(campaign.options),
                             options_key=campaign.options_key, batch_size=campaign.batch_size, input_ids=part,
                             x=data.x[part], y=data.y[part], bounds=data.bounds, store_adv=store_adv,
-                            pool_x=pool_x, pool_y=pool_y,
+                            pool=shared_pool,
                         ))
     pending = sum(len(t.input_ids) for t in tasks)
     return tasks, all_keys, len(all_keys) - pending
@@ -137,7 +143,7 @@ def run_campaign(
     """
     started = time.perf_counter()
     executor = executor or LocalExecutor()
-    tasks, keys, stored_before = plan_tasks(campaign, db, chunk=chunk, store_adv=store_adv)
+    tasks, keys, stored_before = plan_tasks(campaign, db, chunk=chunk, store_adv=store_adv, share=executor.share)
     summary = CampaignSummary(planned=len(keys), already_stored=stored_before, keys=keys)
     # Load every model here first: a bad model name fails before any work, and built-ins are trained and
     # cached once (Ray workers then read the cached file instead of racing to train it).

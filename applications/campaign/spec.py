@@ -165,8 +165,9 @@ class Task:
     y: np.ndarray
     bounds: tuple[float, float]
     store_adv: bool = True
-    pool_x: np.ndarray | None = None  # examples to start targeted attacks from (and the untargeted fallback)
-    pool_y: np.ndarray | None = None
+    # (x, y) examples to start targeted attacks from (and the untargeted fallback), or a handle to them in a
+    # Ray object store (the executor's ``share``): sent once per worker, not once per task.
+    pool: Any = None
 
     def keys(self) -> list[tuple[Any, ...]]:
         """The database keys of this task's attacks (in :data:`applications.campaign.db.KEY` order)."""

@@ -52,6 +52,12 @@ def get_model(spec: str, arch: str | None, device: str | None, models: dict[Any,
     """A model from a worker's cache ``models`` (each worker loads a model once)."""
     key = ("model", spec, arch, device)
     if key not in models:
+        if device is not None and device.startswith("cuda"):
+            import torch
+
+            # Full float32 on GPUs (no TF32), so labels near the boundary match what float32 math gives.
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
         models[key] = load_model(spec, arch=arch, device=device)
     return models[key]
 
@@ -82,7 +88,7 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
     res = attack(
         loaded.model, task.x, task.y, target=target, budget=task.budget, solver=task.solver, seed=seeds,
         bounds=task.bounds, n_classes=n_classes, batch_size=task.batch_size,
-        target_pool=None if task.pool_x is None or not len(task.pool_x) else (task.pool_x, task.pool_y),
+        target_pool=resolve(task.pool),
         **task.options,
     )
     n = len(task.input_ids)
@@ -109,6 +115,15 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
             "machine": where,
         })
     return rows
+
+
+def resolve(shared: Any) -> Any:
+    """An object handed out by an executor's ``share``: itself, or fetched from Ray's object store."""
+    if type(shared).__module__.startswith("ray"):
+        import ray
+
+        return ray.get(shared)
+    return shared
 
 
 def _pack(x: np.ndarray) -> bytes:
