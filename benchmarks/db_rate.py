@@ -2,7 +2,8 @@
 
 Inserts rows shaped like real MNIST campaign rows (a trace of ``--trace`` improvements as JSON, a compressed
 784-pixel adversarial image, versions, machine, command) into a fresh database, one transaction per row as
-the driver does, and prints rows/s and MB/s; also with ``x_adv`` left out (``--no-adv``).
+the driver does by default and one per chunk (``--commit task``), and prints rows/s and MB/s, with and
+without ``x_adv`` (``--no-adv``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import numpy as np
 from applications.campaign.db import ResultsDB
 
 
-def rate(rows: int, trace: int, adv: bool, seed: int = 0) -> tuple[float, float, float]:
-    """(rows/s, MB/s of database growth, bytes per row) for ``rows`` single-row transactions."""
+def rate(rows: int, trace: int, adv: bool, per_commit: int = 1, seed: int = 0) -> tuple[float, float, float]:
+    """(rows/s, MB/s of database growth, bytes per row) for ``rows`` rows, ``per_commit`` per transaction."""
     rng = np.random.default_rng(seed)
     image = zlib.compress(rng.random(784).astype(np.float32).tobytes()) if adv else None
     q = np.sort(rng.integers(1, 10_000, trace))
@@ -35,8 +36,12 @@ def rate(rows: int, trace: int, adv: bool, seed: int = 0) -> tuple[float, float,
         path = Path(tmp) / "r.sqlite"
         with ResultsDB(path) as db:
             t0 = time.perf_counter()
-            for i in range(rows):
-                db.insert({**base, "input_id": i})
+            for lo in range(0, rows, per_commit):
+                batch = [{**base, "input_id": i} for i in range(lo, min(lo + per_commit, rows))]
+                if per_commit == 1:
+                    db.insert(batch[0])
+                else:
+                    db.insert_many(batch)
             seconds = time.perf_counter() - t0
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         size = path.stat().st_size
@@ -48,12 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.db_rate", description=__doc__.split("\n\n")[0])
     p.add_argument("--rows", type=int, default=5000)
     p.add_argument("--trace", type=int, default=200, help="improvements per trace")
+    p.add_argument("--chunk", type=int, default=256, help="rows per transaction with --commit task")
     args = p.parse_args(argv)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    for adv in (True, False):
-        per_s, mb_s, size = rate(args.rows, args.trace, adv)
-        print(f"{'with' if adv else 'without'} x_adv: {per_s:,.0f} rows/s, {mb_s:.1f} MB/s, {size / 1e3:.1f} kB/row "
-              f"(load average {load})")
+    for per_commit in (1, args.chunk):
+        for adv in (True, False):
+            per_s, mb_s, size = rate(args.rows, args.trace, adv, per_commit)
+            print(f"{per_commit} row(s) per transaction, {'with' if adv else 'without'} x_adv: {per_s:,.0f} rows/s, "
+                  f"{mb_s:.1f} MB/s, {size / 1e3:.1f} kB/row (load average {load})")
     return 0
 
 

@@ -108,6 +108,7 @@ def test_database_keeps_one_row_per_attack_and_uses_wal(tmp_path: Path) -> None:
     assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     other = ResultsDB(tmp_path / "r.sqlite")  # a second campaign on the same file
     assert other.insert({**row, "seed": 1}) and db.count() == 2
+    assert db.insert_many([{**row, "seed": 2}, {**row, "seed": 3}, row]) == 2 and db.count() == 4
     assert db.stored_keys([tuple(row[k] for k in KEY), ("d", 2, "m", "s", 10, 0, "untargeted", "{}")]) == {
         tuple(row[k] for k in KEY)}
 

@@ -49,7 +49,7 @@ def test_campaign_file_with_command_line_overrides(tmp_path: Path, capsys: pytes
     toml.write_text('models = ["digits-lgbm"]\nsolvers = ["sign"]\nbudgets = [150, 250]\nn = 2\ntargeted = true\n'
                     "[options]\nstep = 0.1\n")
     db = tmp_path / "r.sqlite"
-    assert main(["campaign", str(toml), "--db", str(db), "--no-progress", "--n", "1"]) == 0
+    assert main(["campaign", str(toml), "--db", str(db), "--no-progress", "--n", "1", "--commit", "task"]) == 0
     rows = list(ResultsDB(db).rows())
     assert sorted(r["budget"] for r in rows) == [150, 250]  # n overridden to 1, both budgets of the file
     assert all(r["goal"] == "targeted:next" and r["target"] == (r["label"] + 1) % 10 for r in rows)

@@ -51,6 +51,8 @@ def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="fraction of a GPU per Ray worker (e.g. 0.25: four workers share one GPU)"),
         click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
                      help="torch threads of the local executor"),
+        click.option("--commit", type=click.Choice(["attack", "task"]), default="attack", show_default=True,
+                     help="one database transaction per attack, or per finished chunk (faster for big campaigns)"),
         click.option("--no-adv", is_flag=True, help="do not keep adversarial inputs in the database"),
         click.option("--no-progress", is_flag=True, help="no progress bars"),
     ]
@@ -139,7 +141,7 @@ def _run(file: Path | None, kw: dict[str, Any]) -> int:
     with ResultsDB(path) as db:
         try:
             summary = run_campaign(campaign, db, executor, command=command, progress=not kw["no_progress"],
-                                   store_adv=not kw["no_adv"])
+                                   store_adv=not kw["no_adv"], commit=kw["commit"])
         except (ValueError, OSError) as err:
             raise click.ClickException(str(err)) from None
         finally:
