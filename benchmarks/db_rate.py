@@ -9,6 +9,7 @@ without ``x_adv`` (``--no-adv``).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 import time
@@ -26,12 +27,15 @@ def rate(rows: int, trace: int, adv: bool, per_commit: int = 1, seed: int = 0) -
     image = zlib.compress(rng.random(784).astype(np.float32).tobytes()) if adv else None
     q = np.sort(rng.integers(1, 10_000, trace))
     steps = [[int(a), float(b)] for a, b in zip(q, np.sort(rng.random(trace))[::-1] * 3, strict=True)]
+    # As the workers send them: the trace and metadata already JSON text, so the driver only inserts.
+    compact = {"separators": (",", ":"), "sort_keys": True}
     base = {"dataset": "mnist", "model": "mnist-cnn", "solver": "sign", "budget": 10_000, "seed": 0,
             "goal": "untargeted", "options": "{}", "input_seed": 1, "label": 3, "success": True, "distortion": 1.1,
-            "queries": 10_000, "trace": steps, "x_adv": image, "wall_time": 0.5, "model_calls": 120.0,
+            "queries": 10_000, "trace": json.dumps(steps, **compact), "x_adv": image, "wall_time": 0.5,
+            "model_calls": 120.0,
             "group_size": 256, "executor": "ray", "worker": "ray-17", "command": "zeroopt attack -m mnist-cnn ...",
-            "versions": {"python": "3.11.7", "numpy": "2.x", "torch": "2.13.0"},
-            "machine": {"host": "node-0017", "cpus": 16, "device": "cuda"}}
+            "versions": json.dumps({"python": "3.11.7", "numpy": "2.x", "torch": "2.13.0"}, **compact),
+            "machine": json.dumps({"host": "node-0017", "cpus": 16, "device": "cuda"}, **compact)}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "r.sqlite"
         with ResultsDB(path) as db:

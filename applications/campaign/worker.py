@@ -7,6 +7,7 @@ rows go back to the driver, which alone writes them.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import platform
 import zlib
@@ -92,7 +93,8 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
         **task.options,
     )
     n = len(task.input_ids)
-    where = machine(task.device)
+    where_json = json.dumps(machine(task.device), sort_keys=True, separators=(",", ":"))
+    versions_json = json.dumps(versions(), sort_keys=True, separators=(",", ":"))
     rows = []
     for j, (key, s) in enumerate(zip(task.keys(), seeds, strict=True)):
         ok = bool(res.success[j])
@@ -106,13 +108,14 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
             "success": ok,
             "distortion": dist if np.isfinite(dist) else None,
             "queries": int(res.queries[j]),
-            "trace": [[int(q), float(d)] for q, d in res.trace[j]],
+            # Serialised here, in the worker: the driver, the one writer, then only inserts text.
+            "trace": json.dumps([[int(q), float(d)] for q, d in res.trace[j]], separators=(",", ":")),
             "x_adv": _pack(res.x_adv[j]) if ok and task.store_adv else None,
             "wall_time": res.wall_time / n,  # the call's time shared evenly (inputs ran in lockstep)
             "model_calls": res.model_calls / n,
             "group_size": n,
-            "versions": versions(),
-            "machine": where,
+            "versions": versions_json,
+            "machine": where_json,
         })
     return rows
 
