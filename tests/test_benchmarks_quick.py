@@ -444,3 +444,29 @@ def test_shards_split_the_inputs_and_a_past_deadline_starts_nothing(tmp_path: Pa
         s = store.load("toy", ours.name, r["image"])
         keys = ("seed", "distortion", "queries")
         assert s is not None and [s[k] for k in keys] == [r[k] for k in keys]
+
+
+
+def test_parallel_tasks_skip_stored_runs_and_return_only_new_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parallel task runs the suite against a scratch database seeded with the stored runs' index."""
+    from benchmarks import parallel, run_suite
+
+    exp = toy_experiment(4, 12)
+    ours = Ours("standin", impl=standin_attack)
+    main_store = RunStore(tmp_path / "main.sqlite", "toy")
+    run_attack(exp, ours, main_store, suite_seed=0, context={}, progress=False, shard=(0, 2))  # positions 0, 2
+
+    def fake_suite(argv: list[str]) -> int:  # run_suite.main on the toy experiment, with the task's --db
+        db = argv[argv.index("--db") + 1]
+        run_attack(exp, ours, RunStore(db, "toy"), suite_seed=0, context={}, progress=False)
+        return 0
+
+    monkeypatch.setattr(run_suite, "main", fake_suite)
+    task = parallel.Task("toy", 0, 1, ("--runs-only",))
+    made = parallel.run_task((task, "toy", main_store.index()), {})
+    assert sorted(r["position"] for r in made) == [1, 3]  # the stored runs were skipped, not returned
+    for r in made:
+        main_store.save(r)
+    assert main_store.count() == 4 and not any(r.get("_stand_in") for r in main_store.all_records())
