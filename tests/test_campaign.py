@@ -175,9 +175,12 @@ def test_ray_campaign_killed_midway_resumes_and_matches_the_local_executor_bit_f
             second = run_campaign(grid(), db, executor, progress=False)
     finally:
         executor.close()
-    assert second.already_stored == 31 and second.stored == 49 and not second.failed
+    assert not first.failed and not second.failed, first.failed + second.failed
+    assert second.already_stored == 31 and second.stored == 49
     assert len(stored_once(path)) == 80
     with ResultsDB(path) as db:
         workers = {r["worker"] for r in db.rows()}
     assert workers == {"ray-0", "ray-1"}  # both workers took part; only the driver wrote the file
-    assert results(path) == results(local_db[0])  # same seeds: bit-identical per input with batch_size=1
+    ours, local = results(path), results(local_db[0])
+    differ = [k for k in local if ours.get(k) != local[k]]
+    assert not differ, f"{len(differ)} inputs differ, e.g. {differ[:3]}"  # same seeds, batch_size=1: bit-identical

@@ -88,6 +88,8 @@ class RayExecutor:
         GPU share per actor: 0.25 packs four workers on one GPU; the actor's models then go to ``cuda``.
     in_flight
         Items queued per actor: 2 keeps an actor busy while the driver stores the previous result.
+    max_restarts
+        Times a dead actor is restarted (and its queued items retried) before its items count as failed.
     """
 
     name = "ray"
@@ -99,6 +101,7 @@ class RayExecutor:
         cpus_per_worker: float = 1.0,
         gpus_per_worker: float = 0.0,
         in_flight: int = 2,
+        max_restarts: int = 3,
     ) -> None:
         try:
             import ray
@@ -117,7 +120,9 @@ class RayExecutor:
             raise ValueError(f"workers must be >= 1, got {workers}")
         self.workers = workers
         self.in_flight = max(1, in_flight)
-        remote = ray.remote(num_cpus=cpus_per_worker, num_gpus=gpus_per_worker)(_Worker)
+        # A worker that dies (a lost node, the memory monitor) is restarted and its chunks retried.
+        remote = ray.remote(num_cpus=cpus_per_worker, num_gpus=gpus_per_worker, max_restarts=max_restarts,
+                            max_task_retries=max_restarts)(_Worker)
         threads = max(1, int(cpus_per_worker))
         self.actors = [remote.remote(i, threads) for i in range(workers)]
 

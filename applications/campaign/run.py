@@ -159,8 +159,9 @@ def run_campaign(
     total = sum(len(t.input_ids) for t in tasks)
     bar = tqdm(total=total, desc="campaign", unit="attack", disable=not progress or total == 0, smoothing=0.05)
     worker_bars: dict[str, Any] = {}
+    outcomes = executor.imap(run_task, tasks)
     try:
-        for out in executor.imap(run_task, tasks):
+        for out in outcomes:
             task: Task = out.item
             if out.error is not None:
                 summary.failed.append(f"{task.model}/{task.solver}/b{task.budget}/s{task.seed} inputs "
@@ -189,6 +190,7 @@ def run_campaign(
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
+        outcomes.close()  # now, not at garbage collection: queued chunks are cancelled before we return
         for b in worker_bars.values():
             b.close()
         bar.close()
