@@ -6,8 +6,9 @@ the largest budget (smaller budgets are read off each input's trace of improveme
 what a run with that budget would have returned); 60k-query convergence on the first 20; targeted
 (target = (y0 + 1) mod 10, initial directions from other test images of the target class) on 20 images.
 
-Resumable: each (experiment, solver, chunk of images) is saved under
-``benchmarks/results/hardlabel/runs/`` and skipped when it already exists.
+Resumable: each (experiment, solver, chunk of images) is saved in the results database (``--db``, default
+``~/.cache/zeroopt/results.sqlite``; table ``files``, name ``hardlabel/runs/<chunk>.json``) and skipped when it
+is already there (``python -m benchmarks.import_runs`` loads the chunk files of earlier versions).
 
     python -m benchmarks.hardlabel_quality            # everything (about 30 min on 2 cores)
     python -m benchmarks.hardlabel_quality --images 10 --solvers rgf   # a smaller slice
@@ -27,8 +28,10 @@ import torch
 from applications.datasets import load_mnist_test
 from applications.hardlabel import attack
 from applications.models import load_mnist_cw_bn
+from benchmarks.store import FileStore
 
 OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
+DB: Path | None = None  # results database (None: the user's default one)
 BUDGETS = (4000, 8000, 14000)
 CONVERGED = 60_000
 # Figures to beat (ANCHORS.md §2, recomputed from the Sign-OPT authors' logs; paper Table 1).
@@ -86,9 +89,10 @@ def pick_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bool, seed: int, options: dict) -> dict:
-    path = OUT / "runs" / f"{name}.json"
-    if path.exists():
-        return json.loads(path.read_text())
+    key = f"{OUT.name}/runs/{name}.json"
+    stored = FileStore(DB).get(key)
+    if stored is not None:
+        return json.loads(stored)
     x, y = load_mnist_test()
     model = load_mnist_cw_bn()
     target = (y[ids] + 1) % 10 if targeted else None
@@ -128,8 +132,7 @@ def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bo
         "torch_threads": torch.get_num_threads(),
         "commit": COMMIT,
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record))
+    FileStore(DB).put(key, json.dumps(record).encode())
     return record
 
 
@@ -154,7 +157,7 @@ def summarize(records: list[dict], budgets: tuple[int, ...]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    global OUT
+    global OUT, DB
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--images", type=int, default=100)
     p.add_argument("--converge-images", type=int, default=20)
@@ -164,12 +167,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--skip", nargs="*", default=[], choices=["untargeted", "converged", "targeted"])
     p.add_argument("--out", type=Path, default=OUT, help="results folder (default: benchmarks/results/hardlabel)")
+    p.add_argument("--db", type=Path, default=None, help="database of the runs (default ~/.cache/zeroopt)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     # Full float32 on GPUs too (no TF32), so labels near the boundary match what a CPU computes.
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
-    OUT = args.out
+    OUT, DB = args.out, args.db
     ids, _, _ = pick_images(max(args.images, args.converge_images, args.targeted_images), args.seed)
     summary: dict = {
         "command": "python -m benchmarks.hardlabel_quality " + " ".join(argv or sys.argv[1:]),

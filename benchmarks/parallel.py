@@ -1,42 +1,51 @@
-"""Make the suite's runs with many worker processes: ``python -m benchmarks.parallel [options]``.
+"""Make the suite's runs with many workers: ``python -m benchmarks.parallel [options]``.
 
-The suite itself runs one attack call at a time (one torch thread: the fairest timing on a shared CPU). On a
-machine with many cores, or a GPU, this driver makes the same runs faster: it splits the work into one task per
-(experiment group, input position), and keeps ``--cpu-workers`` CPU processes and ``--cuda-workers`` CUDA
-processes busy, each running ``python -m benchmarks.run_suite --runs-only --shard p/N`` on the next task. The
-runs land in the usual results folder, with the same seeds as a serial run (a run's seed depends only on the
-suite seed, the experiment, the attack and the input), and are then reused by a plain ``run_suite`` invocation,
-which writes the tables. Runs made this way carry the ``--made-on`` label, and the speed table leaves them out.
+A thin layer over the campaign executors (:mod:`applications.campaign.executors`): the work is split into one
+task per (experiment group, input position); each task runs ``benchmarks.run_suite --runs-only --shard p/N``
+inside a worker (Ray actors with ``--executor ray``: CPU workers, or GPU workers sharing a device with
+``--gpus-per-worker``), against a private scratch database that holds only the index of the runs already
+stored, so it skips them. The task returns the records it made and **only this driver writes the results
+database**, one transaction per run, so workers may be on other machines. Runs have the same seeds as a
+serial run (a run's seed depends only on the suite seed, the experiment, the attack and the input) and a
+plain ``run_suite`` invocation then reuses them and writes the tables. Runs made this way carry the
+``--made-on`` label, and the speed table leaves them out.
 
 Example
 -------
 ``python -m benchmarks.parallel --preset full --attacks ours --experiments mnist-untargeted,mnist-targeted
---cpu-workers 14 --made-on "16-core box" --minutes 8``
+--executor ray --workers 14 --made-on "16-core box" --minutes 8``
+
+For CPU and GPU workers at once, run two invocations on the same database (``--torch-device cuda
+--gpus-per-worker 0.25`` for the GPU one).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
+import tempfile
 import time
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tqdm.auto import tqdm
+
+from applications.campaign.executors import make_executor
 from benchmarks import sizing
 from benchmarks.run_suite import RESULTS
+from benchmarks.store import RunStore
 
 
 @dataclass(frozen=True)
 class Task:
-    """One input position of a group of experiments (every attack asked for)."""
+    """One input position of a group of experiments (every attack asked for), with what a worker needs."""
 
     experiments: str
     position: int
     shards: int
+    argv: tuple[str, ...] = ()
+    stop_at: float | None = None  # time.time() after which the task starts nothing
 
 
 def tasks_for(preset: str, experiments: list[str]) -> list[Task]:
@@ -47,14 +56,11 @@ def tasks_for(preset: str, experiments: list[str]) -> list[Task]:
     return [Task(joined, p, n) for p in range(n)]
 
 
-def command(task: Task, args: argparse.Namespace, device: str, minutes_left: float) -> list[str]:
-    """The ``run_suite`` command line of one task."""
-    cmd = [sys.executable, "-m", "benchmarks.run_suite", "--preset", args.preset, "--experiments", task.experiments]
-    cmd += ["--shard", f"{task.position}/{task.shards}", "--runs-only", "--no-progress", "--torch-device", device]
-    cmd += ["--results-dir", str(args.results_dir), "--seed", str(args.seed)]
-    cmd += ["--deadline-minutes", f"{max(minutes_left, 0.0):.2f}"]
-    if args.tag:
-        cmd += ["--tag", args.tag]
+def suite_argv(task: Task, args: argparse.Namespace) -> list[str]:
+    """The ``run_suite`` options of one task (without ``--db`` and the deadline, which the worker adds)."""
+    cmd = ["--preset", args.preset, "--experiments", task.experiments, "--shard", f"{task.position}/{task.shards}"]
+    cmd += ["--runs-only", "--no-progress", "--torch-device", args.torch_device, "--seed", str(args.seed)]
+    cmd += ["--results-dir", str(args.results_dir), "--tag", args.tag or args.preset]
     if args.attacks:
         cmd += ["--attacks", args.attacks]
     if args.made_on:
@@ -62,80 +68,73 @@ def command(task: Task, args: argparse.Namespace, device: str, minutes_left: flo
     return cmd
 
 
+def run_task(item: tuple[Task, str, list[tuple[str, str, int, int, str | None]]], cache: dict[Any, Any]) -> list:
+    """In a worker: run one shard against a scratch database seeded with the stored runs' index; return its runs."""
+    from benchmarks import run_suite
+
+    task, tag, index = item
+    if task.stop_at is not None and time.time() >= task.stop_at:
+        return []
+    with tempfile.TemporaryDirectory(prefix="zeroopt-shard-") as tmp:
+        scratch = RunStore(Path(tmp) / "runs.sqlite", tag)
+        for experiment, attack, image, budget, error in index:
+            # A stand-in that makes the runner skip the run exactly as the real record would.
+            scratch.save({"experiment": experiment, "attack": attack, "image": image, "budget": budget,
+                          "error": error, "_stand_in": True})
+        argv = [*task.argv, "--db", str(scratch.path)]
+        if task.stop_at is not None:
+            argv += ["--deadline-minutes", f"{max(task.stop_at - time.time(), 0.0) / 60:.2f}"]
+        run_suite.main(argv)
+        return [r for r in scratch.all_records() if not r.get("_stand_in")]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every task; returns a process exit code (1 if any task failed)."""
     p = argparse.ArgumentParser(prog="python -m benchmarks.parallel", description=__doc__.split("\n\n")[0])
     p.add_argument("--preset", choices=sorted(sizing.PRESETS), default="full")
-    p.add_argument("--tag", default=None, help="results sub-folder (default: the preset name)")
+    p.add_argument("--tag", default=None, help="results sub-folder and database tag (default: the preset name)")
     p.add_argument("--results-dir", type=Path, default=RESULTS)
-    p.add_argument("--experiments", required=True, help="comma list for every worker")
-    p.add_argument("--cuda-experiments", default="", help="comma list given to CUDA workers first")
+    p.add_argument("--db", type=Path, default=None, help="results database (default ~/.cache/zeroopt/results.sqlite)")
+    p.add_argument("--experiments", required=True, help="comma list of experiments")
     p.add_argument("--attacks", default=None, help="as for run_suite (default: all)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--cpu-workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
-    p.add_argument("--cuda-workers", type=int, default=0)
+    p.add_argument("--executor", choices=["local", "ray"], default="ray",
+                   help="ray: parallel workers; local: one task after the other in this process")
+    p.add_argument("--address", default=None, help="Ray cluster address (default: start a local one)")
+    p.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    p.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPU share of each worker (e.g. 0.25)")
+    p.add_argument("--torch-device", default="cpu", help="device of the torch models in every worker")
     p.add_argument("--made-on", default=None, help="label kept in every run (see run_suite --made-on)")
-    p.add_argument("--minutes", type=float, default=None, help="start no attack call after this; kill at +1.5 min")
-    p.add_argument("--logs", type=Path, default=Path("parallel-logs"))
+    p.add_argument("--minutes", type=float, default=None, help="start no attack call after this many minutes")
     args = p.parse_args(argv)
-    if args.cpu_workers < 0 or args.cuda_workers < 0 or args.cpu_workers + args.cuda_workers == 0:
-        p.error("need at least one worker (--cpu-workers / --cuda-workers)")
-
-    cpu_queue = deque(tasks_for(args.preset, [e for e in args.experiments.split(",") if e]))
-    cuda_names = [e for e in args.cuda_experiments.split(",") if e]
-    cuda_queue = deque(tasks_for(args.preset, cuda_names)) if cuda_names else deque()
-    slots = ["cpu"] * args.cpu_workers + ["cuda"] * args.cuda_workers
-    args.logs.mkdir(parents=True, exist_ok=True)
+    tag = args.tag or args.preset
+    store = RunStore(args.db, tag)
+    names = [e for e in args.experiments.split(",") if e]
+    stop_at = None if args.minutes is None else time.time() + 60 * args.minutes
+    index = store.index()
+    items = [(Task(t.experiments, t.position, t.shards, tuple(suite_argv(t, args)), stop_at), tag, index)
+             for t in tasks_for(args.preset, names)]
+    executor = (make_executor("ray", address=args.address, workers=args.workers,
+                              gpus_per_worker=args.gpus_per_worker) if args.executor == "ray"
+                else make_executor("local"))
     started = time.perf_counter()
-    stop_at = None if args.minutes is None else started + 60 * args.minutes
-    kill_at = None if stop_at is None else stop_at + 90
-    running: dict[int, tuple[subprocess.Popen[bytes], Task, Any]] = {}
-    failed = 0
-    done = 0
-
-    def next_task(device: str) -> Task | None:
-        # CUDA workers take their own group first, then help with the CPU queue; CPU workers never take
-        # the CUDA group (on CPU, ResNet-20 runs are the slowest tasks).
-        if device == "cuda" and cuda_queue:
-            return cuda_queue.popleft()
-        return cpu_queue.popleft() if cpu_queue else None
-
-    while True:
-        now = time.perf_counter()
-        for slot, (proc, _, log) in list(running.items()):
-            if proc.poll() is not None:
-                log.close()
-                failed += proc.returncode != 0
-                done += 1
-                del running[slot]
-        if stop_at is None or now < stop_at:
-            for slot, device in enumerate(slots):
-                if slot in running:
-                    continue
-                task = next_task(device)
-                if task is None:
-                    continue
-                minutes_left = 1e9 if stop_at is None else (stop_at - now) / 60
-                env = dict(os.environ)
-                if device == "cpu":
-                    env["CUDA_VISIBLE_DEVICES"] = ""
-                log = open(args.logs / f"{task.experiments.split(',')[0]}-{task.position:03d}.log", "wb")  # noqa: SIM115
-                proc = subprocess.Popen(command(task, args, device, minutes_left), env=env, stdout=log, stderr=log)
-                running[slot] = (proc, task, log)
-        if not running and (not (cpu_queue or cuda_queue) or (stop_at is not None and now >= stop_at)):
-            break
-        if kill_at is not None and now > kill_at:
-            for proc, _, _ in running.values():
-                proc.kill()
-            print(f"[parallel] killed {len(running)} task(s) at the hard stop", flush=True)
-            break
-        time.sleep(0.5)
-    not_started = len(cpu_queue) + len(cuda_queue)
-    print(
-        f"[parallel] {done} task(s) finished ({failed} failed), {not_started} not started, "
-        f"{(time.perf_counter() - started) / 60:.1f} min",
-        flush=True,
-    )
+    failed = stored = 0
+    bar = tqdm(total=len(items), desc="shards", unit="task")
+    try:
+        for out in executor.imap(run_task, items):
+            if out.error is not None:
+                failed += 1
+                print(f"[parallel] position {out.item[0].position} failed: {out.error}", flush=True)
+            else:
+                for record in out.result:
+                    store.save(record)  # the driver alone writes the database
+                    stored += 1
+            bar.update()
+    finally:
+        bar.close()
+        executor.close()
+    print(f"[parallel] {len(items)} task(s), {failed} failed, {stored} run(s) stored in {store.path}, "
+          f"{(time.perf_counter() - started) / 60:.1f} min", flush=True)
     return 1 if failed else 0
 
 

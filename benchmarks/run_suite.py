@@ -3,9 +3,10 @@
 Every attack — each of our solvers through ``applications.hardlabel.attack``, ART's HopSkipJump and SignOPT,
 foolbox's BoundaryAttack and HopSkipJumpAttack — queries the model through the same
 :class:`~benchmarks.monitor.QueryMonitor`, on the same inputs and budgets; white-box C&W L2 gives the floor.
-Each finished (experiment, attack, input) run is kept as JSON under ``<results>/<tag>/runs`` and skipped on a
-rerun, so an interrupted suite resumes. Every table is written as Markdown + JSON + plots, with the command
-that made it, and ``README.md`` in the tag folder indexes them.
+Each finished (experiment, attack, input) run is kept in the results database (``--db``, default
+``~/.cache/zeroopt/results.sqlite``, outside the repository) and skipped on a rerun, so an interrupted suite
+resumes, and a rerun with the same options regenerates every page from the stored runs. Every table is
+written as Markdown + JSON + plots, with the command that made it, and ``README.md`` in the tag folder indexes them.
 
 Examples
 --------
@@ -79,7 +80,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="the quick preset (under two minutes)")
     p.add_argument("--preset", choices=sorted(sizing.PRESETS), default=None, help="sizes (default: default)")
     p.add_argument("--tag", default=None, help="results sub-folder (default: the preset name)")
-    p.add_argument("--results-dir", type=Path, default=RESULTS, help=f"(default {RESULTS})")
+    p.add_argument("--results-dir", type=Path, default=RESULTS, help=f"tables and plots (default {RESULTS})")
+    p.add_argument("--db", type=Path, default=None,
+                   help="database of the per-run records (default ~/.cache/zeroopt/results.sqlite)")
     p.add_argument("--parts", default="mnist,cifar,gbdt,speed", help="comma list of mnist, cifar, gbdt, speed")
     p.add_argument("--experiments", default=None, help=f"comma list among {', '.join(NAMES)} (overrides --parts)")
     p.add_argument("--attacks", default=None, help=f"comma list among ours, ours-<solver>, {', '.join(PEERS)}")
@@ -305,12 +308,12 @@ def main(argv: list[str] | None = None) -> int:
     names = experiment_names(args)
     parts = {p.strip() for p in args.parts.split(",")}
     root = args.results_dir / args.tag
+    store = RunStore(args.db, args.tag)
+    if not args.plan:
+        root.mkdir(parents=True, exist_ok=True)  # tables and plots go here (the runs go to the database)
     if args.fresh and not args.plan:
-        import shutil
-
-        shutil.rmtree(root / "runs", ignore_errors=True)
+        store.clear()
         (root / "history.jsonl").unlink(missing_ok=True)
-    store = RunStore(root)
     env = environment(args)
     context = {"command": command, "env": env}
     started = time.perf_counter()
@@ -318,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
 
     experiments: list[tuple[Experiment, list[Attack], dict[str, str]]] = []
     total_estimate = 0.0
-    print(f"[suite] preset {args.preset}, tag {args.tag}, results in {root}", flush=True)
+    print(f"[suite] preset {args.preset}, tag {args.tag}, results in {root}, runs in {store.path}", flush=True)
     for name in names:
         exp = build(name, plan_for(args, name), args.seed, gbdt_rounds=rounds, torch_device=args.torch_device)
         attacks, unavailable = make_attacks(args, exp)
@@ -391,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
             index.append(f"- [{md.read_text().splitlines()[0].lstrip('# ')}]({md.name})")
 
     elapsed = time.perf_counter() - started
-    _write_index(root, command, env, index, elapsed, errors, counts)
+    _write_index(root, command, env, index, elapsed, errors, counts, args.tag)
     print(f"[suite] done in {elapsed / 60:.1f} min; index: {root / 'README.md'}", flush=True)
     for e in errors:
         print(f"[suite] error: {e}", flush=True)
@@ -460,6 +463,7 @@ def _write_index(
     elapsed: float,
     errors: list[str],
     counts: dict[str, int],
+    tag: str,
 ) -> None:
     """Append this invocation to ``history.jsonl`` and write ``README.md`` (tables + every invocation)."""
     root.mkdir(parents=True, exist_ok=True)
@@ -497,8 +501,10 @@ def _write_index(
             f"| {h['finished']} | `{h['command']}` | {h['ran']} | {h['reused']} | {h['minutes']} | "
             f"{h['torch_threads']} | {load} | {h['errors']} |"
         )
-    lines += ["", "Per-run records (monitor trace, best point, timings, the attack's own claims and settings):"]
-    lines += ["`runs/<experiment>/<attack>/<input>.json.gz` (gzipped JSON; `benchmarks.store.read_record` reads one)."]
+    lines += ["", "Per-run records (monitor trace, best point, timings, the attack's own claims and settings) are kept "
+              f"out of the repository, in the results database (table `suite_runs`, tag `{tag}`; "
+              "`benchmarks.store.RunStore` reads them). Rerunning the latest command with `--db PATH` regenerates "
+              "these pages from it; see `benchmarks/results/README.md`."]
     if errors:
         lines += ["", "Errors in the latest invocation:", *[f"- {e}" for e in errors]]
     (root / "README.md").write_text("\n".join(lines) + "\n")

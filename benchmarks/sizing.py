@@ -16,7 +16,7 @@ Presets
     The issue's sizes: MNIST 100 ours / 20 peers up to 20k and 50k on 20; CIFAR-10 20 / 10; GBDT 50 / 20.
     About seven hours of one core here (``--plan``), so more than the two hours the issue hoped for on this
     machine: run it as several processes (``--experiments`` / ``--attacks`` / ``--shard`` slices, which share
-    one results folder) or with :mod:`benchmarks.parallel` on a many-core machine, then once more plainly to
+    one results database) or with :mod:`benchmarks.parallel` (Ray workers), then once more plainly to
     write the tables from the stored runs.
 """
 

@@ -1,11 +1,15 @@
-"""Resumable storage of finished runs: one JSON file per (experiment, attack, image).
+"""Resumable storage of finished runs in an SQLite database outside the repository.
 
-A run is kept under ``<results>/<tag>/runs/<experiment>/<attack>/<image>.json.gz`` (compact JSON, gzipped: the
-monitor traces make up most of a record, and a full suite holds some two thousand runs) as soon as it
-finishes, and
-a later invocation skips it when the stored run's budget covers the requested one (the monitor trace of a run
-at a larger budget contains every smaller budget). Arrays (the best adversarial point) are stored losslessly as
-base64 of zlib-compressed float32 bytes. Plain ``.json`` files, written by earlier versions, are still read.
+One row per (suite tag, experiment, attack, input) in table ``suite_runs``: the run's record as gzipped compact
+JSON (the monitor traces make up most of a record; arrays such as the best adversarial point are stored
+losslessly as base64 of zlib-compressed float32 bytes), written in one transaction as soon as the run
+finishes. A later invocation skips a run when the stored run's budget covers the requested one (the monitor
+trace of a run at a larger budget contains every smaller budget). The file is the campaign database
+(``~/.cache/zeroopt/results.sqlite`` by default; WAL mode, so parallel suite processes can share it), and
+table ``files`` keeps other per-run files by name (the quality benchmark's chunks, old archives).
+
+Per-run files of earlier versions (``runs/<experiment>/<attack>/<image>.json[.gz]``) are loaded into the
+database by ``python -m benchmarks.import_runs``; :func:`read_record` reads one.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +24,27 @@ from typing import Any
 
 import numpy as np
 
+from applications.campaign.db import connect
+from applications.campaign.paths import default_db_path
+
 SCHEMA = 1
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS suite_runs (
+    tag TEXT NOT NULL,
+    experiment TEXT NOT NULL,
+    attack TEXT NOT NULL,
+    image INTEGER NOT NULL,
+    budget INTEGER NOT NULL,
+    error TEXT,
+    record BLOB NOT NULL,
+    PRIMARY KEY (tag, experiment, attack, image)
+);
+CREATE TABLE IF NOT EXISTS files (
+    name TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+"""
 
 
 def encode_array(a: np.ndarray | None) -> dict[str, Any] | None:
@@ -41,65 +64,138 @@ def decode_array(d: dict[str, Any] | None) -> np.ndarray | None:
     return np.frombuffer(raw, dtype=np.dtype(d["dtype"])).reshape(d["shape"]).copy()
 
 
+def db_file(db: str | Path | None) -> Path:
+    """The database file: ``db`` itself, ``<db>/runs.sqlite`` for a folder, or the default one for ``None``."""
+    if db is None:
+        return default_db_path()
+    path = Path(db).expanduser()
+    return path / "runs.sqlite" if path.is_dir() or not path.suffix else path
+
+
+def _pack(record: dict[str, Any]) -> bytes:
+    return gzip.compress(json.dumps(record, separators=(",", ":"), default=str).encode(), mtime=0)
+
+
+def _unpack(blob: bytes) -> dict[str, Any]:
+    return json.loads(gzip.decompress(blob))
+
+
 class RunStore:
-    """The run files of one suite tag.
+    """The runs of one suite tag in a results database.
 
     Parameters
     ----------
-    root : pathlib.Path
-        ``<results>/<tag>``; run files go under ``root / "runs"``.
+    db : str or pathlib.Path or None
+        The SQLite file (a folder means ``<folder>/runs.sqlite``; ``None`` the user's default database).
+    tag : str
+        The suite tag (preset name or ``--tag``).
     """
 
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-
-    def path(self, experiment: str, attack: str, image: int) -> Path:
-        """File of one run."""
-        return self.root / "runs" / experiment / attack / f"{image:05d}.json.gz"
+    def __init__(self, db: str | Path | None = None, tag: str = "default") -> None:
+        self.path = db_file(db)
+        self.tag = tag
+        self.conn = connect(self.path)
+        with self.conn:
+            self.conn.executescript(_TABLES)
 
     def load(self, experiment: str, attack: str, image: int) -> dict[str, Any] | None:
         """The stored run, or ``None`` if there is none (or it is from another schema)."""
-        path = self.path(experiment, attack, image)
-        for candidate in (path, _plain(path)):
-            if candidate.exists():
-                record = read_record(candidate)
-                return record if record.get("schema") == SCHEMA else None
-        return None
+        row = self.conn.execute(
+            "SELECT record FROM suite_runs WHERE tag=? AND experiment=? AND attack=? AND image=?",
+            (self.tag, experiment, attack, int(image)),
+        ).fetchone()
+        if row is None:
+            return None
+        record = _unpack(row[0])
+        return record if record.get("schema") == SCHEMA else None
 
     def done(self, experiment: str, attack: str, image: int, budget: int) -> bool:
         """Whether a stored run covers ``budget`` queries."""
         record = self.load(experiment, attack, image)
         return record is not None and int(record["budget"]) >= budget
 
-    def save(self, record: dict[str, Any]) -> Path:
-        """Write one run atomically (a crash never leaves a half-written file that would be skipped)."""
-        path = self.path(record["experiment"], record["attack"], int(record["image"]))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        text = json.dumps({"schema": SCHEMA, **record}, separators=(",", ":"), default=str)
-        tmp.write_bytes(gzip.compress(text.encode(), mtime=0))
-        os.replace(tmp, path)
-        _plain(path).unlink(missing_ok=True)  # an older plain-JSON copy of the same run is superseded
-        return path
+    def save(self, record: dict[str, Any], *, keep_larger: bool = False) -> bool:
+        """Write one run in one transaction (replacing an earlier run of the same input).
+
+        With ``keep_larger`` an existing run at a larger budget is kept (for imports); returns whether
+        the record was written.
+        """
+        full = {"schema": SCHEMA, **record}
+        key = (self.tag, record["experiment"], record["attack"], int(record["image"]))
+        with self.conn:
+            if keep_larger:
+                row = self.conn.execute(
+                    "SELECT budget FROM suite_runs WHERE tag=? AND experiment=? AND attack=? AND image=?", key
+                ).fetchone()
+                if row is not None and int(row[0]) > int(record["budget"]):
+                    return False
+            self.conn.execute(
+                "INSERT OR REPLACE INTO suite_runs (tag, experiment, attack, image, budget, error, record) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (*key, int(record["budget"]), record.get("error") or None, _pack(full)),
+            )
+        return True
 
     def records(self, experiment: str, attack: str) -> Iterator[dict[str, Any]]:
-        """Every stored run of an attack in an experiment."""
-        folder = self.root / "runs" / experiment / attack
-        if not folder.is_dir():
-            return
-        images = sorted({p.name.split(".")[0] for p in folder.glob("*.json*")})
-        for image in images:
-            record = self.load(experiment, attack, int(image))
-            if record is not None:
+        """Every stored run of an attack in an experiment, by input."""
+        rows = self.conn.execute(
+            "SELECT record FROM suite_runs WHERE tag=? AND experiment=? AND attack=? ORDER BY image",
+            (self.tag, experiment, attack),
+        ).fetchall()
+        for (blob,) in rows:
+            record = _unpack(blob)
+            if record.get("schema") == SCHEMA:
                 yield record
 
+    def index(self) -> list[tuple[str, str, int, int, str | None]]:
+        """(experiment, attack, image, budget, error) of every stored run of this tag (no records loaded)."""
+        rows = self.conn.execute(
+            "SELECT experiment, attack, image, budget, error FROM suite_runs WHERE tag=?", (self.tag,)
+        ).fetchall()
+        return [(e, a, int(i), int(b), err) for e, a, i, b, err in rows]
 
-def _plain(path: Path) -> Path:
-    """The plain ``.json`` name of a run file."""
-    return path.with_name(path.name.removesuffix(".gz"))
+    def all_records(self) -> Iterator[dict[str, Any]]:
+        """Every stored run of this tag."""
+        for (blob,) in self.conn.execute("SELECT record FROM suite_runs WHERE tag=?", (self.tag,)).fetchall():
+            yield _unpack(blob)
+
+    def count(self) -> int:
+        """Number of stored runs of this tag."""
+        return int(self.conn.execute("SELECT COUNT(*) FROM suite_runs WHERE tag=?", (self.tag,)).fetchone()[0])
+
+    def clear(self) -> int:
+        """Delete this tag's runs (``run_suite --fresh``); returns how many."""
+        with self.conn:
+            return self.conn.execute("DELETE FROM suite_runs WHERE tag=?", (self.tag,)).rowcount
+
+
+class FileStore:
+    """Named files (bytes, stored gzipped) in the results database: per-run files that are not suite runs."""
+
+    def __init__(self, db: str | Path | None = None) -> None:
+        self.path = db_file(db)
+        self.conn = connect(self.path)
+        with self.conn:
+            self.conn.executescript(_TABLES)
+
+    def get(self, name: str) -> bytes | None:
+        """The file's bytes, or ``None``."""
+        row = self.conn.execute("SELECT data FROM files WHERE name=?", (name,)).fetchone()
+        return None if row is None else gzip.decompress(row[0])
+
+    def put(self, name: str, data: bytes) -> None:
+        """Store (or replace) a file in one transaction."""
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO files (name, data) VALUES (?, ?)",
+                              (name, gzip.compress(data, mtime=0)))
+
+    def names(self, prefix: str = "") -> list[str]:
+        """Stored names starting with ``prefix``."""
+        rows = self.conn.execute("SELECT name FROM files WHERE name LIKE ? ORDER BY name", (prefix + "%",))
+        return [r[0] for r in rows]
 
 
 def read_record(path: Path) -> dict[str, Any]:
-    """One run file, gzipped or plain JSON."""
-    data = path.read_bytes()
-    return json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
+    """One run file of earlier versions, gzipped or plain JSON."""
+    data = Path(path).read_bytes()
+    return json.loads(gzip.decompress(data) if str(path).endswith(".gz") else data)

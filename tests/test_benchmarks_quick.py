@@ -398,21 +398,46 @@ def test_a_missing_peer_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -
     assert all("not installed" in why for why in unavailable.values())
 
 
-def test_store_writes_gzip_and_still_reads_plain_json(tmp_path: Path) -> None:
+def test_store_keeps_runs_in_sqlite_and_imports_old_run_files(tmp_path: Path) -> None:
+    import gzip
     import json
+    import tarfile
 
-    store = RunStore(tmp_path)
-    legacy = {"schema": 1, "experiment": "e", "attack": "a", "image": 3, "budget": 100}
-    plain = tmp_path / "runs" / "e" / "a" / "00003.json"
-    plain.parent.mkdir(parents=True)
-    plain.write_text(json.dumps(legacy))
-    assert store.load("e", "a", 3) == legacy and store.done("e", "a", 3, 100) and not store.done("e", "a", 3, 101)
+    from benchmarks.import_runs import export_files, import_files, import_suite_runs
+    from benchmarks.store import FileStore
+
+    db = tmp_path / "r.sqlite"
+    store = RunStore(db, "t")
     record = {"experiment": "e", "attack": "a", "image": 3, "budget": 200, "x": [0.1, 1e-300]}
-    path = store.save(record)
-    assert path.suffix == ".gz" and not plain.exists()  # the plain copy is superseded
+    store.save(record)
     assert store.load("e", "a", 3) == {"schema": 1, **record}
+    assert store.done("e", "a", 3, 200) and not store.done("e", "a", 3, 201)
     store.save({**record, "image": 7})
     assert [r["image"] for r in store.records("e", "a")] == [3, 7]
+    assert RunStore(db, "other").load("e", "a", 3) is None  # tags are separate
+    # Old run files (gzipped and plain JSON) and archives are loaded into the database.
+    results = tmp_path / "results"
+    runs = results / "suite" / "old" / "runs" / "e" / "a"
+    runs.mkdir(parents=True)
+    (runs / "00001.json.gz").write_bytes(gzip.compress(json.dumps({"schema": 1, **record, "image": 1}).encode()))
+    (runs / "00002.json").write_text(json.dumps({"schema": 1, **record, "image": 2, "budget": 50}))
+    chunks = results / "hardlabel" / "runs"
+    chunks.mkdir(parents=True)
+    (chunks / "c.json").write_text('{"k": 1}')
+    member = tmp_path / "m.json"
+    member.write_text('{"m": 2}')
+    with tarfile.open(results / "hardlabel" / "runs.tgz", "w:gz") as tar:
+        tar.add(member, arcname="q/runs/m.json")
+    assert import_suite_runs(results, db, progress=False) == {"old": 2}
+    old = RunStore(db, "old")
+    assert [(r["image"], r["budget"]) for r in old.records("e", "a")] == [(1, 200), (2, 50)]
+    old.save({**record, "image": 2, "budget": 500})
+    assert import_suite_runs(results, db, progress=False) == {"old": 1}  # a larger stored run is kept
+    assert old.load("e", "a", 2)["budget"] == 500
+    assert import_files(results, db) == 2
+    assert FileStore(db).get("hardlabel/runs/c.json") == b'{"k": 1}'
+    assert export_files(db, tmp_path / "out", "hardlabel/runs.tgz") == 1
+    assert (tmp_path / "out" / "hardlabel" / "runs.tgz" / "q" / "runs" / "m.json").read_text() == '{"m": 2}'
 
 
 def test_shards_split_the_inputs_and_a_past_deadline_starts_nothing(tmp_path: Path) -> None:
@@ -434,3 +459,29 @@ def test_shards_split_the_inputs_and_a_past_deadline_starts_nothing(tmp_path: Pa
         s = store.load("toy", ours.name, r["image"])
         keys = ("seed", "distortion", "queries")
         assert s is not None and [s[k] for k in keys] == [r[k] for k in keys]
+
+
+
+def test_parallel_tasks_skip_stored_runs_and_return_only_new_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parallel task runs the suite against a scratch database seeded with the stored runs' index."""
+    from benchmarks import parallel, run_suite
+
+    exp = toy_experiment(4, 12)
+    ours = Ours("standin", impl=standin_attack)
+    main_store = RunStore(tmp_path / "main.sqlite", "toy")
+    run_attack(exp, ours, main_store, suite_seed=0, context={}, progress=False, shard=(0, 2))  # positions 0, 2
+
+    def fake_suite(argv: list[str]) -> int:  # run_suite.main on the toy experiment, with the task's --db
+        db = argv[argv.index("--db") + 1]
+        run_attack(exp, ours, RunStore(db, "toy"), suite_seed=0, context={}, progress=False)
+        return 0
+
+    monkeypatch.setattr(run_suite, "main", fake_suite)
+    task = parallel.Task("toy", 0, 1, ("--runs-only",))
+    made = parallel.run_task((task, "toy", main_store.index()), {})
+    assert sorted(r["position"] for r in made) == [1, 3]  # the stored runs were skipped, not returned
+    for r in made:
+        main_store.save(r)
+    assert main_store.count() == 4 and not any(r.get("_stand_in") for r in main_store.all_records())

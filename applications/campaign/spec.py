@@ -1,0 +1,188 @@
+"""A campaign: inputs × models × solvers × budgets × seeds, from the command line or a small TOML file.
+
+Example TOML (every key but ``models`` is optional)::
+
+    data = "digits"            # built-in name or path (see applications.campaign.data)
+    models = ["digits-cnn", "digits-lgbm"]
+    solvers = ["rgf", "sign"]
+    budgets = [500, 1000]
+    seeds = [0]
+    n = 20                     # the first n inputs (or: inputs = [0, 5, 7])
+    targeted = false           # true: target (label + 1) mod K
+    batch_size = "auto"        # samples per model call (1: bit-identical on every executor)
+    chunk = 32                 # inputs per attack call (one unit of work, written when it finishes)
+    [options]                  # solver options for every solver (q, beta, ...)
+    q = 20
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .models import BUILTIN_MODELS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport (a dependency there)
+    import tomli as tomllib
+
+__all__ = ["Campaign", "Task", "input_seed"]
+
+
+def input_seed(seed: int, input_id: int) -> int:
+    """The seed of one input's attack: a function of the campaign seed and the input alone.
+
+    So an input gets the same randomness whatever chunk, worker or executor attacks it.
+    """
+    return int(np.random.SeedSequence([int(seed), int(input_id)]).generate_state(1)[0])
+
+
+@dataclass
+class Campaign:
+    """What to attack, with what, how hard.
+
+    Attributes
+    ----------
+    models
+        Model specs (see :func:`applications.campaign.models.load_model`).
+    data
+        Data spec (see :func:`applications.campaign.data.load_data`); default: the built-in dataset of the
+        first built-in model.
+    solvers, budgets, seeds
+        The grid; every (input, model, solver, budget, seed) is one attack and one database row.
+    n, inputs
+        The inputs: explicit ids into the dataset, else the first ``n``.
+    targeted
+        Targeted attacks toward (label + 1) mod K instead of untargeted ones.
+    options
+        Solver options passed to every attack (part of the database key).
+    batch_size
+        Samples per model call (``"auto"``, an integer or ``None``); 1 makes results bit-identical across
+        executors and chunkings (see :mod:`applications.campaign.executors`).
+    chunk
+        Inputs per attack call: the unit of work and of resumption.
+    arch, device, bounds
+        Architecture of weights files, torch device, input domain override.
+    pool
+        Size of the pool of other inputs a targeted attack starts from (examples of the target class; an
+        untargeted attack falls back on them when no random direction changes the label).
+    """
+
+    models: list[str]
+    data: str | None = None
+    solvers: list[str] = field(default_factory=lambda: ["rgf"])
+    budgets: list[int] = field(default_factory=lambda: [1000])
+    seeds: list[int] = field(default_factory=lambda: [0])
+    n: int | None = 20
+    inputs: list[int] | None = None
+    targeted: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+    batch_size: int | str | None = "auto"
+    chunk: int = 32
+    arch: str | None = None
+    device: str | None = None
+    bounds: tuple[float, float] | None = None
+    pool: int = 500
+
+    def __post_init__(self) -> None:
+        if not self.models:
+            raise ValueError("a campaign needs at least one model (--model NAME)")
+        for what in ("solvers", "budgets", "seeds"):
+            if not getattr(self, what):
+                raise ValueError(f"a campaign needs at least one of {what}")
+        if any(int(b) <= 0 for b in self.budgets):
+            raise ValueError(f"budgets must be positive query counts, got {self.budgets}")
+        if self.chunk < 1:
+            raise ValueError(f"chunk must be >= 1 input per attack call, got {self.chunk}")
+        if self.inputs is None and (self.n is None or self.n < 1):
+            raise ValueError("give n >= 1 (the first n inputs) or an explicit list of inputs")
+        if self.data is None:
+            self.data = _default_data(self.models)
+
+    @classmethod
+    def from_toml(cls, path: str | Path, **overrides: Any) -> Campaign:
+        """Read a campaign file; ``overrides`` (not ``None``) replace its values."""
+        with open(path, "rb") as fh:
+            spec = tomllib.load(fh)
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(spec) - known)
+        if unknown:
+            raise ValueError(f"{path}: unknown key(s) {unknown}; known keys: {sorted(known)}")
+        spec.update({k: v for k, v in overrides.items() if v is not None})
+        if isinstance(spec.get("models"), str):
+            spec["models"] = [spec["models"]]
+        if spec.get("bounds") is not None:
+            spec["bounds"] = tuple(spec["bounds"])
+        return cls(**spec)
+
+    @property
+    def goal(self) -> str:
+        """``"untargeted"`` or ``"targeted:next"`` (target = (label + 1) mod K)."""
+        return "targeted:next" if self.targeted else "untargeted"
+
+    @property
+    def options_key(self) -> str:
+        """The solver options as canonical JSON (part of the database key)."""
+        return json.dumps(self.options, sort_keys=True, separators=(",", ":"))
+
+    def pool_ids(self, available: int, attacked: list[int]) -> list[int]:
+        """Dataset indices of the starting pool: the first ``pool`` inputs that are not attacked."""
+        skip = set(attacked)
+        return [i for i in range(available) if i not in skip][: self.pool]
+
+    def input_ids(self, available: int) -> list[int]:
+        """The dataset indices attacked, checked against the dataset's size."""
+        ids = list(range(min(int(self.n or 0), available))) if self.inputs is None else [int(i) for i in self.inputs]
+        bad = [i for i in ids if not 0 <= i < available]
+        if bad:
+            raise ValueError(f"input ids {bad[:5]} are outside the dataset (0..{available - 1})")
+        return ids
+
+
+@dataclass
+class Task:
+    """One attack call: a chunk of inputs of one (model, solver, budget, seed) group. Picklable (Ray)."""
+
+    dataset: str
+    model: str
+    arch: str | None
+    device: str | None
+    solver: str
+    budget: int
+    seed: int
+    goal: str
+    options: dict[str, Any]
+    options_key: str
+    batch_size: int | str | None
+    input_ids: list[int]
+    x: np.ndarray
+    y: np.ndarray
+    bounds: tuple[float, float]
+    store_adv: bool = True
+    # (x, y) examples to start targeted attacks from (and the untargeted fallback), or a handle to them in a
+    # Ray object store (the executor's ``share``): sent once per worker, not once per task.
+    pool: Any = None
+
+    def keys(self) -> list[tuple[Any, ...]]:
+        """The database keys of this task's attacks (in :data:`applications.campaign.db.KEY` order)."""
+        return [
+            (self.dataset, i, self.model, self.solver, self.budget, self.seed, self.goal, self.options_key)
+            for i in self.input_ids
+        ]
+
+
+def _default_data(models: list[str]) -> str:
+    defaults = {"digits-cnn": "digits", "digits-lgbm": "digits", "mnist-cnn": "mnist", "cifar-resnet20": "cifar10"}
+    for m in models:
+        if m in defaults:
+            return defaults[m]
+    raise ValueError(
+        f"no data given and none of the models ({', '.join(models)}) is a built-in with a default dataset "
+        f"({', '.join(BUILTIN_MODELS)}): pass --data NAME_OR_PATH"
+    )

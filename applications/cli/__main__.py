@@ -1,0 +1,5 @@
+"""``python -m applications.cli`` = the ``zeroopt`` console script."""
+
+from .main import main
+
+raise SystemExit(main())

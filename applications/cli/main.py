@@ -1,0 +1,48 @@
+"""The ``zeroopt`` command group; each subcommand lives in its own module."""
+
+from __future__ import annotations
+
+import click
+
+from . import attack, bench, minimize, report
+from .common import set_argv
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110},
+    epilog="Examples:\n\n\b\n"
+    "  zeroopt attack --model digits-cnn --n 5 --budget 1000\n"
+    "  zeroopt campaign campaign.toml --executor ray --workers 2\n"
+    "  zeroopt report --out campaign-report\n"
+    "  zeroopt minimize --problem log_norm --dim 64 --solver rgf --budget 20000\n"
+    "  zeroopt study list\n"
+    "  zeroopt bench import",
+)
+@click.version_option(package_name="zeroopt")
+def cli() -> None:
+    """Zeroth-order optimisation with an inexact oracle, and hard-label attacks built on it."""
+
+
+cli.add_command(attack.attack_command)
+cli.add_command(attack.campaign_command)
+cli.add_command(report.report_command)
+cli.add_command(minimize.minimize_command)
+cli.add_command(minimize.study_command)
+cli.add_command(bench.bench_group)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (for ``python -m applications.cli`` and tests)."""
+    set_argv(argv)
+    try:
+        # Without standalone mode click returns a command's ctx.exit(code) as the value.
+        code = cli.main(args=argv, prog_name="zeroopt", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return int(done.exit_code)
+    except click.ClickException as err:
+        err.show()
+        return err.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    return code if isinstance(code, int) else 0

@@ -1,0 +1,51 @@
+"""``zeroopt minimize`` (one run of a solver on a test problem) and ``zeroopt study`` (theory's studies)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .common import parse_options
+
+PROBLEMS = ("log_norm", "rotated_quadratic", "rosenbrock")
+
+
+@click.command("minimize", epilog="Examples:\n\n\b\n"
+               "  zeroopt minimize --problem log_norm --dim 64 --solver rgf --budget 20000\n"
+               "  zeroopt minimize --problem rosenbrock --dim 10 --solver sign --budget 50000 --noise uniform "
+               "--eps 1e-4")
+@click.option("--problem", type=click.Choice(PROBLEMS), default="log_norm", show_default=True)
+@click.option("--dim", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--solver", default="rgf", show_default=True, help="any of zeroopt.list_solvers()")
+@click.option("--budget", type=click.IntRange(min=1), default=20_000, show_default=True, help="oracle queries")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--noise", type=click.Choice(["none", "bounded", "uniform", "gaussian"]), default="none",
+              show_default=True, help="inexact oracle: error injected into every evaluation")
+@click.option("--eps", type=float, default=1e-4, show_default=True, help="oracle precision with --noise")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="solver option (JSON value)")
+def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int, noise: str, eps: float,
+                     options: tuple[str, ...]) -> None:
+    """Minimise a test function of zeroopt.problems with a zeroth-order solver; print the outcome."""
+    import zeroopt
+    from zeroopt import problems
+
+    if solver not in zeroopt.list_solvers():
+        raise click.BadParameter(f"unknown solver {solver!r}; choose from {', '.join(zeroopt.list_solvers())}",
+                                 param_hint="--solver")
+    prob = getattr(problems, problem)(dim)
+    target: Any = prob if noise == "none" else prob.with_noise(noise, eps)
+    res = zeroopt.minimize(target, prob.x0, solver=solver, budget=budget, seed=seed, **parse_options(options))
+    click.echo(f"{prob.name}: f = {res.fun:.6g} (f* = {prob.f_star:.6g}), {res.queries} queries of {budget}, "
+               f"{len(res.history)} iterations, status {res.status.value}")
+
+
+@click.command("study", context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+               epilog="Examples:\n\n\b\n  zeroopt study list\n  zeroopt study d-scaling --help")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def study_command(ctx: click.Context, args: tuple[str, ...]) -> None:
+    """Run a convergence study of theory.studies (``zeroopt study list`` names them)."""
+    from theory.studies import main
+
+    ctx.exit(main(list(args) or ["list"]))

@@ -1,0 +1,97 @@
+"""Load per-run files into the results database, or write stored files back out.
+
+``python -m benchmarks.import_runs [--results benchmarks/results] [--db PATH]`` loads
+
+* every suite run file ``suite/<tag>/runs/<experiment>/<attack>/<image>.json[.gz]`` into ``suite_runs``
+  (a run already stored at a larger budget is kept), and
+* every other per-run file (``**/runs/*.json`` of the quality benchmark, ``**/runs.tgz`` archives, member by
+  member) into ``files``, under its path relative to the results folder (archive members as
+  ``<archive path>/<member>``).
+
+``--export DIR`` writes the stored files back under ``DIR`` (``--prefix`` selects some). The default
+database is ``~/.cache/zeroopt/results.sqlite`` (``$ZEROOPT_CACHE`` moves it); also ``zeroopt bench import``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tarfile
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from benchmarks.store import FileStore, RunStore, db_file, read_record
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def import_suite_runs(results: Path, db: Path | None, progress: bool = True) -> dict[str, int]:
+    """Load every suite run file under ``results/suite``; returns runs written per tag."""
+    counts: dict[str, int] = {}
+    for runs in sorted((results / "suite").glob("*/runs")):
+        tag = runs.parent.name
+        store = RunStore(db, tag)
+        files = sorted(p for p in runs.rglob("*.json*") if p.is_file())
+        written = 0
+        for path in tqdm(files, desc=f"suite/{tag}", disable=not progress, leave=False):
+            written += store.save(read_record(path), keep_larger=True)
+        counts[tag] = written
+    return counts
+
+
+def import_files(results: Path, db: Path | None) -> int:
+    """Load the other per-run files and archives; returns how many files were stored."""
+    files = FileStore(db)
+    count = 0
+    for path in sorted(results.rglob("runs/*.json")):
+        if "suite" in path.relative_to(results).parts[:1]:
+            continue
+        files.put(str(path.relative_to(results)), path.read_bytes())
+        count += 1
+    for archive in sorted(results.rglob("runs.tgz")):
+        with tarfile.open(archive) as tar:
+            for member in tar.getmembers():
+                if member.isfile():
+                    data = tar.extractfile(member)
+                    assert data is not None
+                    files.put(f"{archive.relative_to(results)}/{member.name}", data.read())
+                    count += 1
+    return count
+
+
+def export_files(db: Path | None, out: Path, prefix: str = "") -> int:
+    """Write stored files back under ``out``; returns how many."""
+    files = FileStore(db)
+    names = files.names(prefix)
+    for name in names:
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = files.get(name)
+        assert data is not None
+        target.write_bytes(data)
+    return len(names)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Import (default) or export; returns a process exit code."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks.import_runs", description=__doc__.split("\n\n")[0])
+    p.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
+    p.add_argument("--db", type=Path, default=None, help="database file (default ~/.cache/zeroopt/results.sqlite)")
+    p.add_argument("--export", type=Path, default=None, metavar="DIR", help="write the stored files under DIR")
+    p.add_argument("--prefix", default="", help="with --export: only names starting with this")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    if args.export is not None:
+        n = export_files(args.db, args.export, args.prefix)
+        print(f"[import] wrote {n} file(s) under {args.export}")
+        return 0
+    counts = import_suite_runs(args.results, args.db, progress=not args.no_progress)
+    n_files = import_files(args.results, args.db)
+    for tag, n in counts.items():
+        print(f"[import] suite/{tag}: {n} run(s) stored")
+    print(f"[import] {n_files} other per-run file(s) stored; database {db_file(args.db)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
