@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from benchmarks.experiments import PAPER_GBDT, Plan
 
-MNIST_BUDGETS = (1000, 2000, 4000, 8000, 14000, 20000)
+MNIST_BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000)
 
 PRESETS: dict[str, dict[str, Plan]] = {
     "quick": {

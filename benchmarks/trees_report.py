@@ -51,8 +51,16 @@ def _budgets(experiment: str) -> list[int]:
     return sorted({*PAPER_GBDT[experiment.removesuffix("-box")]["queries"], GOAL_BUDGET})
 
 
-def ratios(results: Path, experiment: str, variant: str) -> dict[str, Any] | None:
-    """Ratio statistics of every stored attack of ``experiment`` against one exact variant."""
+def _attacks(store: RunStore, experiment: str) -> list[str]:
+    """The attacks with stored runs of ``experiment`` in the store's tag."""
+    return sorted({a for e, a, *_ in store.index() if e == experiment})
+
+
+def ratios(results: Path, experiment: str, variant: str, db: Path | None = None) -> dict[str, Any] | None:
+    """Ratio statistics of every stored attack of ``experiment`` against one exact variant.
+
+    Runs come from the results database ``db`` (default: the user's, as ``benchmarks.run_suite`` uses).
+    """
     tag, _ = SOURCES[experiment]
     cache = _cache(results / "full", experiment, variant)
     if cache is None:
@@ -62,8 +70,8 @@ def ratios(results: Path, experiment: str, variant: str) -> dict[str, Any] | Non
     dist = np.array([v["distance"] for v in solved.values()])
     tiny = {k for k, v in solved.items() if v["distance"] < TINY}
     budgets = _budgets(experiment)
-    store = RunStore(results / tag)
-    attacks = sorted(p.name for p in (results / tag / "runs" / experiment).iterdir() if p.is_dir())
+    store = RunStore(db, tag)
+    attacks = _attacks(store, experiment)
     rows = []
     # The peers ran on the first inputs only: our attacks get a second row on exactly the peers' inputs.
     peer_images = {int(r["image"]) for a in attacks if not a.startswith("ours") for r in store.records(experiment, a)}
@@ -176,13 +184,14 @@ def summary(blocks: dict[str, list[tuple[dict[str, Any], str]]]) -> list[str]:
     return [budgets_note, "", *head]
 
 
-def _blocks(results: Path, experiments: list[str]) -> dict[str, list[tuple[dict[str, Any], str]]]:
+def _blocks(results: Path, experiments: list[str], db: Path | None = None
+            ) -> dict[str, list[tuple[dict[str, Any], str]]]:
     blocks: dict[str, list[tuple[dict[str, Any], str]]] = {}
     for experiment in experiments:
-        if not (results / SOURCES[experiment][0] / "runs" / experiment).is_dir():
+        if not _attacks(RunStore(db, SOURCES[experiment][0]), experiment):
             continue
         for variant, label in EXACT_OF[experiment]:
-            block = ratios(results, experiment, variant)
+            block = ratios(results, experiment, variant, db)
             if block is not None:
                 blocks.setdefault(experiment, []).append((block, label))
     return blocks

@@ -25,7 +25,11 @@ SEED = 0
 # Upper bounds on the median found/optimal at seed 0, a small margin above benchmarks/results/attack_quality.md
 # (seed 0 / largest median over seeds 0-9, binary and 4-class): coordinate 1.003-1.006 / 1.015, rgf 1.007-1.008
 # / 1.013, rgf-fixed 1.30-1.34 / 1.53, sign 1.0010 / 1.0011 (the re-check's 0.1% included).
-MEDIAN_RATIO_BOUND = {"coordinate": 1.02, "rgf": 1.02, "rgf-fixed": 1.6, "sign": 1.003}
+# rgf-fixed and sign-growing re-measured with the cheap start (the attack's default since the efficiency
+# parts; `python -m benchmarks.linear_optimum --seeds 4 --solvers rgf-fixed,sign-growing`): rgf-fixed's
+# fixed theory step goes less far from the cheap start's direction (max median 3.13 over seeds; 1.53 with the
+# reference start), sign-growing reaches 1.0011 on seed 0 (max over seeds 1.084, one 4-class seed).
+MEDIAN_RATIO_BOUND = {"coordinate": 1.02, "rgf": 1.02, "rgf-fixed": 3.3, "sign": 1.003, "sign-growing": 1.10}
 
 
 @pytest.mark.parametrize("n_classes", [2, 4], ids=["binary", "4-class"])

@@ -63,7 +63,10 @@ def test_sqrt_probe_growth() -> None:
     with pytest.raises(ValueError):
         zeroopt.SqrtProbeGrowth(start=30, cap=20)
     with pytest.raises(ValueError, match="q_start"):
-        zeroopt.minimize(lambda x: float(x @ x), np.ones(3), solver="sign", budget=10, q=10, q_start=20)
+        zeroopt.minimize(lambda x: float(x @ x), np.ones(3), solver="sign", budget=10, q=10, q_start=0)
+    # q below q_start: a constant q (how the theory runner fixes q for every solver).
+    res = zeroopt.minimize(lambda x: float(x @ x), np.ones(3), solver="sign-growing", budget=100, q=2, max_iter=3)
+    assert res.iterations == 3 and res.queries <= 1 + 3 * (2 + 30)
 
 
 def test_q_start_spends_fewer_probes_early() -> None:

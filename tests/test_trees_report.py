@@ -22,12 +22,12 @@ def test_ratios_per_input_and_budget(tmp_path: Path) -> None:
              "3": {"distance": 1e-35, "status": "optimal", "seconds": 2.0}}  # a ±1e-35 flip: left out
     (tmp_path / "full" / "exact").mkdir(parents=True)
     (tmp_path / "full" / "exact" / "gbdt-higgs-raw.json").write_text(json.dumps({"inputs": exact}))
-    store = RunStore(tmp_path / "full")
+    store = RunStore(tmp_path / "db", "full")
     _run(store, "ours-rgf", 1, [100, 5000, 20000], [1.0, 0.5, 0.11])
     _run(store, "ours-rgf", 2, [100], [0.4])
     _run(store, "ours-rgf", 3, [10], [0.05])
     _run(store, "art-hsj", 1, [3000], [0.2])
-    block = ratios(tmp_path, "gbdt-higgs", "raw")
+    block = ratios(tmp_path, "gbdt-higgs", "raw", db=tmp_path / "db")
     assert block is not None and block["budgets"] == [4229, 10000, 11139, 29598]
     assert block["exact"]["tiny"] == 1 and block["exact"]["median_without_tiny"] == pytest.approx(0.15)
     rows = {(r["attack"], r["which"]): r for r in block["rows"]}

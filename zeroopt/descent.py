@@ -89,7 +89,8 @@ class DescentOptions:
     q, beta, step
         Probes per iteration, initial smoothing radius, initial step size.
     q_start
-        When set, the probes grow from ``q_start`` like √t up to ``q`` (:class:`~zeroopt.parts.SqrtProbeGrowth`).
+        When set, the probes grow from ``q_start`` like √t up to ``q`` (:class:`~zeroopt.parts.SqrtProbeGrowth`);
+        a ``q`` at or below ``q_start`` is a constant ``q`` (so ``q=`` alone still fixes the probes).
     directions
         Name of the direction sampler (:func:`zeroopt.directions.sampler_names`).
     line_search
@@ -129,8 +130,6 @@ class DescentOptions:
         check_positive("q", self.q, integer=True)
         check_positive("patience", self.patience, integer=True, allow_none=True)
         check_positive("q_start", self.q_start, integer=True, allow_none=True)
-        if self.q_start is not None and self.q_start > self.q:
-            raise ValueError(f"q_start ({self.q_start}) must not exceed q ({self.q}), the number of probes it grows to")
         check_positive("beta", self.beta)
         check_positive("step", self.step)
         check_positive("step_reset", self.step_reset, allow_none=True)
@@ -220,7 +219,7 @@ def descent_solver(
         sampler=sampler or make_sampler(opts.directions, context),
         estimator=estimator,
         step_rule=step_rule_for(opts),
-        q=int(opts.q) if opts.q_start is None else SqrtProbeGrowth(int(opts.q_start), int(opts.q)),
+        q=int(opts.q) if opts.q_start is None else SqrtProbeGrowth(min(int(opts.q_start), int(opts.q)), int(opts.q)),
         beta=float(opts.beta),
         step=float(opts.step),
         precision=precision_for(opts),

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from applications.digits import load_digits_split, train_digits_cnn, train_digits_lightgbm
-from applications.hardlabel import as_label_model, attack
+from applications.hardlabel import DEFAULT_SOLVER, as_label_model, attack
 
 
 def _pick(model, x: np.ndarray, y: np.ndarray, n: int) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Hard-label attack demo on scikit-learn's digits (no download).")
     p.add_argument("--images", type=int, default=5, help="digits attacked per model")
     p.add_argument("--budget", type=int, default=3000, help="queries per digit (hard cap)")
-    p.add_argument("--solver", default="rgf", help="any zeroopt solver: rgf, sign, coordinate, ...")
+    p.add_argument("--solver", default=DEFAULT_SOLVER,
+                   help=f"any zeroopt solver (default {DEFAULT_SOLVER}, the attack's own; rgf is the paper's)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("attack_demo.png"), help="where to save the picture")
     p.add_argument("--quick", action="store_true", help="3 digits, 1000 queries: a smoke run")

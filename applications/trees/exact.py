@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from applications.hardlabel.adapters import as_label_model
 from applications.hardlabel.bounds import check_inside, flat_bounds
-from applications.hardlabel.models import as_label_model
 
 from .milp import NORMS, Outcome, solve_program
 from .parse import as_ensemble
