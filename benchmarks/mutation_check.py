@@ -74,16 +74,16 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "random-direction", "random direction used instead of the gradient estimate (same norm)", "zeroopt/solver.py",
-        (("            state.x, state.fx, est.g, state.step, eps, self.retract,",
-          "            state.x, state.fx, state.rng.standard_normal(d) * float(np.linalg.norm(est.g)) / np.sqrt(d),"
-          " state.step, eps, self.retract,"),),
+        (("self.step_rule(state.x, state.fx, est.g, state.step, eps, self.retract)",
+          "self.step_rule(state.x, state.fx, state.rng.standard_normal(d) * float(np.linalg.norm(est.g))"
+          " / np.sqrt(d), state.step, eps, self.retract)"),),
     ),
     Mutant(
         "bisection-eps", "bisection tolerance ε replaced by a fixed 0.01", "applications/hardlabel/boundary.py",
         (("        if self.hi - self.lo <= self.eps:\n", "        if self.hi - self.lo <= 0.01:\n"),),
     ),
     Mutant(
-        "recheck-skipped", "the attack's final re-check skipped", "applications/hardlabel/attack.py",
+        "recheck-skipped", "the attack's final re-check skipped", "applications/hardlabel/verify.py",
         (("    if reserve == 0:\n        return found\n", "    if True:\n        return found\n"),),
     ),
     Mutant(
