@@ -21,7 +21,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPa
     return folder
 
 
-@pytest.mark.parametrize("command", [[], ["attack"], ["campaign"], ["report"], ["minimize"], ["study"], ["bench"]])
+@pytest.mark.parametrize("command", [[], ["attack"], ["campaign"], ["report"], ["minimize"], ["study"], ["bench"], ["exact"]])
 def test_every_subcommand_shows_a_working_example(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*command, "--help"]) == 0
     text = capsys.readouterr().out
@@ -109,3 +109,12 @@ def test_data_from_npz_csv_and_libsvm(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="outside the bounds"):
         load_data(str(tmp_path / "d.csv"), bounds=(0.0, 0.5))
     assert os.path.exists(tmp_path / "d.npz")
+
+
+def test_exact_gives_the_proven_minimum_and_the_attacks_gap(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["exact", "--model", "digits-lgbm", "--n", "2", "--attack-budget", "300"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("0 ", "1 "))]
+    assert len(rows) == 2 and all(r[2] == "optimal" for r in rows)
+    # No attack beats the proven minimum: every ratio is at least 1.
+    assert all(float(r[-1]) >= 1.0 - 1e-6 for r in rows)

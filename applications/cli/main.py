@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import attack, bench, minimize, report
+from . import attack, bench, exact, minimize, report
 from .common import set_argv
 
 
@@ -14,6 +14,7 @@ from .common import set_argv
     "  zeroopt attack --model digits-cnn --n 5 --budget 1000\n"
     "  zeroopt campaign campaign.toml --executor ray --workers 2\n"
     "  zeroopt report --out campaign-report\n"
+    "  zeroopt exact --model digits-lgbm --n 5 --attack-budget 2000\n"
     "  zeroopt minimize --problem log_norm --dim 64 --solver rgf --budget 20000\n"
     "  zeroopt study list\n"
     "  zeroopt bench import",
@@ -26,6 +27,7 @@ def cli() -> None:
 cli.add_command(attack.attack_command)
 cli.add_command(attack.campaign_command)
 cli.add_command(report.report_command)
+cli.add_command(exact.exact_command)
 cli.add_command(minimize.minimize_command)
 cli.add_command(minimize.study_command)
 cli.add_command(bench.bench_group)
