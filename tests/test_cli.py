@@ -21,7 +21,9 @@ def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPa
     return folder
 
 
-@pytest.mark.parametrize("command", [[], ["attack"], ["campaign"], ["report"], ["minimize"], ["study"], ["bench"], ["exact"]])
+@pytest.mark.parametrize(
+    "command", [[], ["attack"], ["campaign"], ["report"], ["minimize"], ["study"], ["bench"], ["exact"]]
+)
 def test_every_subcommand_shows_a_working_example(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*command, "--help"]) == 0
     text = capsys.readouterr().out
