@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -44,13 +46,11 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def run_variant(exp_name: str, variant: str, n: int, budget: int, seed: int) -> dict[str, Any]:
-    """Attack the first ``n`` inputs of ``exp_name`` with ``variant``; medians at each budget."""
+def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[str, Any]:
+    """Attack the first ``n`` inputs of the built experiment ``exp`` with ``variant``; medians at each budget."""
     from applications.hardlabel import attack
-    from benchmarks.experiments import Plan, build
 
     solver, options = VARIANTS[variant]
-    exp = build(exp_name, Plan(n_ours=n, n_peers=n, budgets=(budget,)), seed=0)
     batch = exp.batch(list(range(n)))
     opts = dict(options)
     if batch.starts is not None:  # as the suite's adapter: the target pool (or the untargeted fallback)
@@ -63,8 +63,8 @@ def run_variant(exp_name: str, variant: str, n: int, budget: int, seed: int) -> 
     cols = [b for b in BUDGETS if b <= budget]
     at = {str(b): [float(v) for v in res.distortion_at(b)] for b in cols}
     return {
-        "experiment": exp_name, "variant": variant, "solver": solver,
-        "options": {k: v for k, v in options.items()}, "n": n, "budget": budget, "seed": seed,
+        "experiment": exp.name, "variant": variant, "solver": solver,
+        "options": dict(options), "n": n, "budget": budget, "seed": seed,
         "success": float(np.mean(res.success)), "seconds": time.perf_counter() - t0,
         "distortion_at": at, "median_at": {b: float(np.median(v)) for b, v in at.items()},
     }
@@ -125,7 +125,10 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(a.threads)
     cache = a.out / "runs"
     cache.mkdir(parents=True, exist_ok=True)
+    from benchmarks.experiments import Plan, build
+
     for exp_name in a.experiments.split(","):
+        exp = None  # built (data and model loaded) once per experiment, and only when a variant must run
         for variant in a.variants.split(","):
             if variant not in VARIANTS:
                 raise SystemExit(f"unknown variant {variant!r}; choose from {list(VARIANTS)}")
@@ -133,22 +136,20 @@ def main(argv: list[str] | None = None) -> None:
             path = cache / f"{_slug(key)}.json"
             if path.exists():
                 continue
-            rec = run_variant(exp_name, variant, a.n, a.budget, a.seed)
+            if exp is None:
+                exp = build(exp_name, Plan(n_ours=a.n, n_peers=a.n, budgets=(a.budget,)), seed=0)
+            rec = run_variant(exp, variant, a.n, a.budget, a.seed)
             path.write_text(json.dumps(rec) + "\n")
             meds = "  ".join(f"{b}:{m:.3f}" for b, m in rec["median_at"].items())
             print(f"{exp_name:18s} {variant:38s} {meds}  ({rec['seconds']:.0f} s)", flush=True)
     records = [json.loads(f.read_text()) for f in sorted(cache.glob("*.json"))]
-    write_pages(a.out, records, "python -m benchmarks.ablation " + " ".join(argv if argv is not None else _argv()))
+    write_pages(a.out, records, "python -m benchmarks.ablation " + shlex.join(sys.argv[1:] if argv is None else argv))
 
 
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
 
-def _argv() -> list[str]:
-    import sys
-
-    return sys.argv[1:]
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from scipy.fft import idctn
 
 import zeroopt
 from zeroopt.directions import make_sampler
-from zeroopt.oracle import Comparison, Evaluation
+from zeroopt.oracle import Compare, Comparison, Evaluation
 
 __all__ = ["estimate_quality", "smooth_gradient"]
 
@@ -41,7 +42,7 @@ def smooth_gradient(shape: tuple[int, ...], rng: np.random.Generator, keep: floa
 
 def _answer(req: Any, g: np.ndarray) -> Any:
     values = req.points @ g
-    if hasattr(req, "levels"):
+    if isinstance(req, Compare):
         return Comparison(below=values < req.levels, queries=len(values), exhausted=False)
     return Evaluation(values=values, eps=np.zeros(len(values)), queries=len(values), exhausted=False)
 
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
                     rows.append({"gradient": gname, "estimator": est, "sampler": smp, "q": q, **r})
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "estimators.json").write_text(json.dumps(rows, indent=1) + "\n")
-    cmd = "python -m theory.estimator_quality " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+    cmd = "python -m theory.estimator_quality " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = ["# Gradient estimates per query: cosine to the true gradient (bias)", "", f"Command: `{cmd}`", "",
              f"Linear f on shape {shape} (d = {int(np.prod(shape))}), {a.reps} estimates per cell; cells: mean "
              "cosine (relative bias ‖mean ĝ − g‖/‖g‖ for forward differences; it includes the mean's sampling error, "

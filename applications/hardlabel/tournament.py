@@ -13,7 +13,7 @@ boundary distance, found for about one query per candidate plus a dozen per roun
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,7 +36,6 @@ class _Bracket:
     lower: float = 0.0
     shrink: float = FIRST_SHRINK
     done: bool = False
-    history: list[float] = field(default_factory=list)
 
 
 def tournament(
