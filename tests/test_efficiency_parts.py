@@ -16,19 +16,48 @@ SHAPE = (1, 12, 12)
 CONTEXT = zeroopt.SolverContext(dim=144, shape=SHAPE)
 
 
-@pytest.mark.parametrize("name", sampler_names())
-def test_every_sampler_is_isotropic_on_its_subspace(name: str) -> None:
-    """scale · E[u uᵀ] is a projection P (P² = P): the forward difference is unbiased for P ∇f."""
-    sampler = make_sampler(name, CONTEXT)
+def _second_moment(sampler, draws: int = 140) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """scale · E[u uᵀ], estimated from ``draws`` calls of 144 directions each (d = 144)."""
     rng = np.random.default_rng(0)
     # Draws of 144 at a time (a coordinate sampler gives at most d distinct directions per call).
-    u = np.concatenate([sampler.sample(rng, 144, 144, t) for t in range(140)])
-    assert u.shape == (140 * 144, 144) and np.all(np.isfinite(u))
-    m = sampler.scale(144) * (u.T @ u) / len(u)
+    u = np.concatenate([sampler.sample(rng, 144, 144, t) for t in range(draws)])
+    assert u.shape == (draws * 144, 144) and np.all(np.isfinite(u))
+    return sampler.scale(144) * (u.T @ u) / len(u)
+
+
+@pytest.mark.parametrize("name", sampler_names())
+def test_every_sampler_is_isotropic_on_its_subspace_or_a_mixture_of_such(name: str) -> None:
+    """scale · E[u uᵀ] is a projection P (P² = P): the forward difference is unbiased for P ∇f. A mixture
+    gives the weighted sum of its components' (normalised to trace d): unbiased for a preconditioned ∇f."""
+    sampler = make_sampler(name, CONTEXT)
+    m = _second_moment(sampler)
+    assert np.linalg.eigvalsh(m).min() > -0.15, name  # positive semi-definite: -D ∇f is a descent direction
+    if isinstance(sampler, zeroopt.MixtureDirections):
+        assert abs(np.trace(m) - 144) < 1e-6 * 144, name
+        expected = sum(
+            w * 144 / np.trace(mk) * mk
+            for w, mk in zip(sampler.weights, (_second_moment(c) for c in sampler.components), strict=True)
+        )
+        assert np.abs(m - expected).max() < 0.25, name
+        return
     # P² = P up to sampling error, and trace P = rank = the subspace's dimension.
     assert np.abs(m @ m - m).max() < 0.15, name
     rank = np.linalg.matrix_rank(m, tol=0.5)
     assert abs(np.trace(m) - rank) < 0.05 * rank + 0.5, name
+
+
+def test_multi_scale_weighs_low_frequencies_more_and_covers_the_full_space() -> None:
+    """The "multi-scale" mixture: every DCT frequency is probed (full rank), the coarsest ones most."""
+    m = _second_moment(make_sampler("multi-scale", CONTEXT))
+    basis = np.eye(144).reshape(144, *SHAPE)
+    coef = dctn(basis, axes=(2, 3), norm="ortho").reshape(144, 144)  # columns: the DCT basis vectors
+    weight = np.einsum("ij,ik,kj->j", coef, m, coef).reshape(12, 12)  # Dᵢᵢ in the DCT basis
+    assert weight.min() > 0.2  # the sphere component reaches every frequency
+    assert weight[:2, :2].mean() > 4 * weight[6:, 6:].mean()  # ... the bands favour the coarse ones
+    short = make_sampler("multi-scale", zeroopt.SolverContext(dim=6, shape=(6,)))  # no axis to smooth
+    assert isinstance(short, zeroopt.SphereDirections)
+    with pytest.raises(ValueError, match="weights"):
+        zeroopt.MixtureDirections((zeroopt.SphereDirections(),), weights=(-1.0,))
 
 
 def test_low_frequency_directions_live_in_the_low_frequency_block() -> None:

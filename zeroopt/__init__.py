@@ -28,6 +28,7 @@ from .driver import drive, minimize, run_solver, solve_many
 from .errors import ObjectiveError, PartialResultError, partial_result
 from .estimators import GradientEstimate, GradientEstimator, forward_difference, sign_of_difference
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search
+from .mixture import MixtureDirections, multi_scale_directions
 from .oracle import (
     BudgetExhaustedError,
     CallableOracle,
@@ -71,7 +72,7 @@ from .subspace import LowFrequencyDirections
 __version__ = "0.1.0"
 
 __all__ = [
-    "LowFrequencyDirections", "SqrtProbeGrowth",
+    "LowFrequencyDirections", "MixtureDirections", "SqrtProbeGrowth", "multi_scale_directions",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",
