@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from theory.records import load_records, migrate
 from theory.runner import StudySpec, run_study, seed_sequence
@@ -50,6 +51,7 @@ def test_command_writes_json_markdown_and_plots(tmp_path: Path) -> None:
     assert len(text) < 20_000  # cells, fits and findings only: its size does not grow with the seeds
     for name in ("scaling.png", "traces.png"):
         assert (folder / name).stat().st_size > 10_000
+        assert Image.open(folder / name).mode == "P"  # written as a compact palette PNG
 
 
 def test_floor_study_plots_its_floor(tmp_path: Path) -> None:
