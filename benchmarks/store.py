@@ -6,7 +6,8 @@ losslessly as base64 of zlib-compressed float32 bytes), written in one transacti
 finishes. A later invocation skips a run when the stored run's budget covers the requested one (the monitor
 trace of a run at a larger budget contains every smaller budget). The file is the campaign database
 (``~/.cache/zeroopt/results.sqlite`` by default; WAL mode, so parallel suite processes can share it), and
-table ``files`` keeps other per-run files by name (the quality benchmark's chunks, old archives).
+table ``files`` (:mod:`applications.campaign.files`) keeps other per-run files by name (the quality benchmark's
+chunks, the theory studies' records, old archives).
 
 Per-run files of earlier versions (``runs/<experiment>/<attack>/<image>.json[.gz]``) are loaded into the
 database by ``python -m benchmarks.import_runs``; :func:`read_record` reads one.
