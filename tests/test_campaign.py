@@ -201,7 +201,7 @@ def _wait_for_rows(db: Path, proc: subprocess.Popen[str], rows: int, timeout: fl
     return seen
 
 
-@pytest.mark.slow  # two real Ray clusters started from the command line: about 40 s on 2 busy cores
+@pytest.mark.slow  # two real Ray clusters started from the command line: 40-65 s on 2 busy cores
 def test_ctrl_c_on_a_ray_campaign_from_the_command_line(cache: Path, tmp_path: Path) -> None:
     """A real Ctrl-C on ``zeroopt attack --executor ray``: consistent database, clean exit, exact resume.
 
@@ -227,7 +227,9 @@ def test_ctrl_c_on_a_ray_campaign_from_the_command_line(cache: Path, tmp_path: P
     assert "rerun the same command to resume" in out and "Traceback" not in out, out
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert conn.execute("SELECT COUNT(*) FROM attacks WHERE trace IS NULL OR trace = ''").fetchone()[0] == 0
+        # every row complete, and made by a Ray worker
+        assert conn.execute("SELECT COUNT(*) FROM attacks WHERE trace IS NULL OR trace = '' OR finished_at IS NULL "
+                            "OR worker NOT LIKE 'ray-%'").fetchone()[0] == 0
     partial = len(stored_once(db))
     assert 4 <= partial < 24
     again = subprocess.run([sys.executable, "-m", "applications.cli", *args], cwd=ROOT, env=env, capture_output=True,
