@@ -77,6 +77,8 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from applications.figures import save_figure
+
     by_exp: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_exp.setdefault(r["experiment"], []).append(r)
@@ -100,7 +102,7 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
         ax.set(xscale="log", yscale="log", xlabel="queries", ylabel="median L2", title=exp_name)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(out / f"ablation_{exp_name}.png", dpi=110)
+        save_figure(fig, out / f"ablation_{exp_name}.png")
         plt.close(fig)
         lines += ["", f"![{exp_name}](ablation_{exp_name}.png)", ""]
         summary[exp_name] = [{k: r[k] for k in ("variant", "solver", "options", "n", "budget", "success",

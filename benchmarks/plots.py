@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from applications.figures import save_figure  # noqa: E402
 from benchmarks.experiments import Experiment  # noqa: E402
 from benchmarks.store import decode_array  # noqa: E402
 from benchmarks.tables import distances_at  # noqa: E402
@@ -61,7 +62,7 @@ def plot_curves(exp: Experiment, runs: dict[str, list[dict[str, Any]]], path: Pa
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -118,6 +119,6 @@ def plot_examples(exp: Experiment, runs: dict[str, list[dict[str, Any]]], path: 
             ax.legend(fontsize=6, ncol=3)
         axes[-1, 0].set_xlabel("feature")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, photo=True)  # pictures of inputs
     plt.close(fig)
     return path

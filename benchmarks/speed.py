@@ -151,6 +151,8 @@ def plot(data: dict[str, Any], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from applications.figures import save_figure
+
     blocks = data["experiments"]
     ncols = min(3, len(blocks))
     nrows = -(-len(blocks) // ncols)
@@ -172,7 +174,7 @@ def plot(data: dict[str, Any], path: Path) -> Path:
         ax.set_title(exp, fontsize=9)
         ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 

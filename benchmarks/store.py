@@ -6,7 +6,8 @@ losslessly as base64 of zlib-compressed float32 bytes), written in one transacti
 finishes. A later invocation skips a run when the stored run's budget covers the requested one (the monitor
 trace of a run at a larger budget contains every smaller budget). The file is the campaign database
 (``~/.cache/zeroopt/results.sqlite`` by default; WAL mode, so parallel suite processes can share it), and
-table ``files`` keeps other per-run files by name (the quality benchmark's chunks, old archives).
+table ``files`` (:mod:`applications.campaign.files`) keeps other per-run files by name (the quality benchmark's
+chunks, the theory studies' records, old archives).
 
 Per-run files of earlier versions (``runs/<experiment>/<attack>/<image>.json[.gz]``) are loaded into the
 database by ``python -m benchmarks.import_runs``; :func:`read_record` reads one.
@@ -25,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from applications.campaign.db import connect
-from applications.campaign.paths import default_db_path
+from applications.campaign.files import FileStore, db_file
+
+__all__ = ["FileStore", "RunStore", "db_file", "decode_array", "encode_array", "read_record"]
 
 SCHEMA = 1
 
@@ -62,14 +65,6 @@ def decode_array(d: dict[str, Any] | None) -> np.ndarray | None:
         return None
     raw = zlib.decompress(base64.b64decode(d["zlib_b64"]))
     return np.frombuffer(raw, dtype=np.dtype(d["dtype"])).reshape(d["shape"]).copy()
-
-
-def db_file(db: str | Path | None) -> Path:
-    """The database file: ``db`` itself, ``<db>/runs.sqlite`` for a folder, or the default one for ``None``."""
-    if db is None:
-        return default_db_path()
-    path = Path(db).expanduser()
-    return path / "runs.sqlite" if path.is_dir() or not path.suffix else path
 
 
 def _pack(record: dict[str, Any]) -> bytes:
@@ -167,32 +162,6 @@ class RunStore:
         """Delete this tag's runs (``run_suite --fresh``); returns how many."""
         with self.conn:
             return self.conn.execute("DELETE FROM suite_runs WHERE tag=?", (self.tag,)).rowcount
-
-
-class FileStore:
-    """Named files (bytes, stored gzipped) in the results database: per-run files that are not suite runs."""
-
-    def __init__(self, db: str | Path | None = None) -> None:
-        self.path = db_file(db)
-        self.conn = connect(self.path)
-        with self.conn:
-            self.conn.executescript(_TABLES)
-
-    def get(self, name: str) -> bytes | None:
-        """The file's bytes, or ``None``."""
-        row = self.conn.execute("SELECT data FROM files WHERE name=?", (name,)).fetchone()
-        return None if row is None else gzip.decompress(row[0])
-
-    def put(self, name: str, data: bytes) -> None:
-        """Store (or replace) a file in one transaction."""
-        with self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO files (name, data) VALUES (?, ?)",
-                              (name, gzip.compress(data, mtime=0)))
-
-    def names(self, prefix: str = "") -> list[str]:
-        """Stored names starting with ``prefix``."""
-        rows = self.conn.execute("SELECT name FROM files WHERE name LIKE ? ORDER BY name", (prefix + "%",))
-        return [r[0] for r in rows]
 
 
 def read_record(path: Path) -> dict[str, Any]:

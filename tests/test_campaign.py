@@ -2,7 +2,8 @@
 
 The grid of the issue: 2 models (the built-in digits CNN and LightGBM) × 2 solvers × 20 inputs at a tiny budget,
 interrupted mid-way and restarted, must end with every attack stored exactly once — in process, through a real
-SIGINT to the command line, and on a real local Ray cluster (skipped without ray).
+SIGINT to the command line, and on a real local Ray cluster (skipped without ray), also through a real SIGINT to
+``zeroopt attack --executor ray`` (marked slow).
 """
 
 from __future__ import annotations
@@ -184,3 +185,56 @@ def test_ray_campaign_killed_midway_resumes_and_matches_the_local_executor_bit_f
     ours, local = results(path), results(local_db[0])
     differ = [k for k in local if ours.get(k) != local[k]]
     assert not differ, f"{len(differ)} inputs differ, e.g. {differ[:3]}"  # same seeds, batch_size=1: bit-identical
+
+
+def _wait_for_rows(db: Path, proc: subprocess.Popen[str], rows: int, timeout: float) -> int:
+    """Poll the database until ``rows`` attacks are stored (or the process ends); return how many are."""
+    seen = 0
+    deadline = time.monotonic() + timeout
+    while seen < rows and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                seen = len(stored_once(db))
+            except sqlite3.OperationalError:  # the table is not created yet
+                pass
+    return seen
+
+
+@pytest.mark.slow  # two real Ray clusters started from the command line: 40-65 s on 2 busy cores
+def test_ctrl_c_on_a_ray_campaign_from_the_command_line(cache: Path, tmp_path: Path) -> None:
+    """A real Ctrl-C on ``zeroopt attack --executor ray``: consistent database, clean exit, exact resume.
+
+    The signal goes to the whole process group, as a terminal's Ctrl-C does (Ray's local processes included).
+    """
+    if not HAVE_RAY:
+        pytest.skip("ray is not installed (pip install -e '.[ray]')")
+    db = tmp_path / "r.sqlite"
+    env = {**os.environ, "ZEROOPT_CACHE": str(cache), "OMP_NUM_THREADS": "1"}
+    args = ("attack", "-m", "digits-cnn", "-s", "rgf", "--n", "24", "-b", str(BUDGET), "--chunk", "2", "--db", str(db),
+            "--no-progress", "--batch-size", "1", "--executor", "ray", "--workers", "2")
+    proc = subprocess.Popen([sys.executable, "-m", "applications.cli", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        seen = _wait_for_rows(db, proc, 4, timeout=180)
+        assert proc.poll() is None, f"the campaign ended before it could be interrupted ({seen} rows)"
+        os.killpg(proc.pid, signal.SIGINT)  # the driver, and whatever Ray started in its group, as Ctrl-C does
+        out, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, out
+    assert "rerun the same command to resume" in out and "Traceback" not in out, out
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        # every row complete, and made by a Ray worker
+        assert conn.execute("SELECT COUNT(*) FROM attacks WHERE trace IS NULL OR trace = '' OR finished_at IS NULL "
+                            "OR worker NOT LIKE 'ray-%'").fetchone()[0] == 0
+    partial = len(stored_once(db))
+    assert 4 <= partial < 24
+    again = subprocess.run([sys.executable, "-m", "applications.cli", *args], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"{24 - partial} attacks run and stored, {partial} already stored" in again.stdout
+    keys = stored_once(db)
+    assert len(keys) == 24 and len({k[1] for k in keys}) == 24  # every input once

@@ -11,7 +11,7 @@ import pytest
 @pytest.mark.parametrize(
     "name",
     ["zeroopt.driver", "applications.hardlabel.attack", "applications.hardlabel.bounds", "applications.trees.exact",
-     "applications.trees.thresholds"],
+     "applications.trees.thresholds", "applications.figures", "applications.campaign.files"],
 )
 def test_docstring_examples(name: str) -> None:
     # import_module, not attribute access: the package re-exports a function named like the module.

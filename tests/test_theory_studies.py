@@ -1,4 +1,5 @@
-"""The study runner and the ``zeroopt-study`` command on a tiny grid: outputs, determinism, censoring."""
+"""The study runner and the ``zeroopt-study`` command on a tiny grid: outputs, determinism, censoring, and the
+split between the committed summary (``results.json``) and the run records (the results database)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,25 @@ import json
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
+from theory.records import load_records, migrate
 from theory.runner import StudySpec, run_study, seed_sequence
 from theory.studies import STUDIES, main
 
 TINY = ["--seeds", "2", "--dims", "4,8", "--deltas", "0.3", "--workers", "1", "--no-progress"]
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run records go to a private results database, never the user's."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("ZEROOPT_CACHE", str(folder))
+    return folder
+
+
+def _runs(folder: Path) -> list[dict]:
+    return load_records(json.loads((folder / "results.json").read_text())["records"])
 
 
 def _strip(records: list[dict]) -> list[dict]:
@@ -23,20 +38,28 @@ def test_command_writes_json_markdown_and_plots(tmp_path: Path) -> None:
     readme = (folder / "README.md").read_text()
     assert "python -m theory.studies d-scaling --seeds 2 --dims 4,8" in readme
     assert "## Slopes" in readme and "scaling.png" in readme
-    data = json.loads((folder / "results.json").read_text())
+    text = (folder / "results.json").read_text()
+    data = json.loads(text)
     assert data["command"].startswith("python -m theory.studies d-scaling")
-    assert len(data["runs"]) == 4 and {c["d"] for c in data["cells"]} == {4, 8}
+    assert {c["d"] for c in data["cells"]} == {4, 8}
     assert data["fits"] and all(f["axis"] == "d" for f in data["fits"])
+    # the committed summary carries no run record and no trace; the records are in the results database
+    assert "runs" not in data and '"trace"' not in text and '"seed"' not in text
+    assert data["records"]["count"] == 4 and data["records"]["stored_as"] in readme
+    runs = _runs(folder)
+    assert len(runs) == 4 and sum("trace" in r for r in runs) == data["records"]["traced"] > 0
+    assert len(text) < 20_000  # cells, fits and findings only: its size does not grow with the seeds
     for name in ("scaling.png", "traces.png"):
         assert (folder / name).stat().st_size > 10_000
+        assert Image.open(folder / name).mode == "P"  # written as a compact palette PNG
 
 
 def test_floor_study_plots_its_floor(tmp_path: Path) -> None:
     assert main(["fixed-beta", *TINY, "--cap", "0.01", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "fixed-beta" / "floor.png").exists()
-    data = json.loads((tmp_path / "fixed-beta" / "results.json").read_text())
-    assert {r["beta"] for r in data["runs"]} == {0.005, "admissible"}
-    assert all(r["iterations"] == r["max_iter"] for r in data["runs"])  # ran to the cap
+    runs = _runs(tmp_path / "fixed-beta")
+    assert {r["beta"] for r in runs} == {0.005, "admissible"}
+    assert all(r["iterations"] == r["max_iter"] for r in runs)  # ran to the cap
 
 
 def test_list_and_unknown(capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,3 +97,23 @@ def test_reanalysis_reproduces_the_report(tmp_path: Path) -> None:
     assert main(["delta-scaling", "--reanalyze", "--out", str(tmp_path), "--no-progress"]) == 0
     assert (folder / "README.md").read_text() == first  # same fits, same findings, original command kept
     assert (tmp_path / "README.md").exists()  # the index
+
+
+def test_reanalysis_needs_the_records_and_says_where_they_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert main(["delta-scaling", *TINY, "--dims", "4", "--out", str(tmp_path)]) == 0
+    monkeypatch.setenv("ZEROOPT_CACHE", str(tmp_path / "elsewhere"))  # a machine without the database
+    with pytest.raises(FileNotFoundError, match="--db PATH"):
+        main(["delta-scaling", "--reanalyze", "--out", str(tmp_path), "--no-progress"])
+
+
+def test_migration_moves_the_runs_of_a_full_results_file(tmp_path: Path) -> None:
+    assert main(["d-scaling", *TINY, "--out", str(tmp_path)]) == 0
+    path = tmp_path / "d-scaling" / "results.json"
+    summary = json.loads(path.read_text())
+    runs = _runs(tmp_path / "d-scaling")
+    old = {k: v for k, v in summary.items() if k != "records"} | {"runs": runs}  # the form before the split
+    path.write_text(json.dumps(old))
+    db = tmp_path / "other.sqlite"
+    assert migrate(tmp_path, db) == [path] and migrate(tmp_path, db) == []  # the second finds nothing to move
+    assert json.loads(path.read_text()) == summary  # the same summary and pointer as the writer makes
+    assert load_records(summary["records"], db) == runs

@@ -114,6 +114,8 @@ def main(argv: list[str] | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from applications.figures import save_figure
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, gname in zip(axes, grads, strict=True):
         for est in ESTIMATORS:
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     axes[0].set_ylabel("mean cosine to ∇f")
     axes[1].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(a.out / "estimators.png", dpi=110)
+    save_figure(fig, a.out / "estimators.png")
     lines += ["![cosine per query](estimators.png)", ""]
     (a.out / "README.md").write_text("\n".join(lines) + "\n")
 

@@ -15,6 +15,8 @@ matplotlib.use("Agg")  # files only; never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from applications.figures import save_figure  # noqa: E402
+
 from .analysis import CellSummary, Fit  # noqa: E402
 
 __all__ = ["plot_floor", "plot_scaling", "plot_traces"]
@@ -65,7 +67,7 @@ def plot_scaling(fits: Sequence[Fit], summaries: Sequence[CellSummary], path: Pa
         ax.legend(fontsize=7)
     fig.suptitle(textwrap.fill(title, 110), fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -126,7 +128,7 @@ def plot_floor(
     ax.legend(fontsize=7)
     ax.set_title(textwrap.fill(title, 70), fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -158,6 +160,6 @@ def plot_traces(
     ax_g.legend(fontsize=7, ncol=2)
     fig.suptitle(textwrap.fill(title, 110), fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path

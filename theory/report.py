@@ -1,4 +1,8 @@
-"""Write a study's results: ``results.json`` (everything), ``README.md`` (tables, fits, the command), plots."""
+"""Write a study's results: ``results.json`` (the summary), ``README.md`` (tables, fits, the command), plots.
+
+The run records go to the results database (:mod:`theory.records`), not next to the page: the repository keeps
+summaries only.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .analysis import CellSummary, Fit
+from .records import store_records
 
 __all__ = ["Report", "write_index", "write_report"]
 
@@ -74,9 +79,14 @@ def _fit_table(fits: Sequence[Fit]) -> list[str]:
     return lines
 
 
-def write_report(report: Report, out_dir: Path) -> Path:
-    """Write ``results.json`` and ``README.md`` into ``out_dir`` (plots are already there); return the README."""
+def write_report(report: Report, out_dir: Path, db: str | Path | None = None) -> Path:
+    """Write ``results.json`` and ``README.md`` into ``out_dir`` (plots are already there); return the README.
+
+    The run records are stored in the results database ``db`` (``None``: the user's default one);
+    ``results.json`` keeps the spec, cell summaries, fits, findings and a pointer to them, never a run.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
+    pointer = store_records(report.records, report.spec, db)
     payload = {
         "name": report.name,
         "title": report.title,
@@ -89,7 +99,7 @@ def write_report(report: Report, out_dir: Path) -> Path:
         "findings": report.findings,
         "cells": [s.to_dict() for s in report.summaries],
         "fits": [f.to_dict() for f in report.fits],
-        "runs": [_clean(r) for r in report.records],
+        "records": pointer,
     }
     (out_dir / "results.json").write_text(json.dumps(payload, indent=1, allow_nan=False) + "\n")
     spec = report.spec
@@ -123,6 +133,16 @@ def write_report(report: Report, out_dir: Path) -> Path:
     if report.plots:
         lines += ["## Plots", ""] + [f"![{p.stem}]({p.name})" for p in report.plots] + [""]
     lines += [
+        "## Run records",
+        "",
+        f"The {pointer['count']} run records ({pointer['traced']} with traces) are not in the repository: they are"
+        " in the results database (by default `~/.cache/zeroopt/results.sqlite`; table `files`,"
+        f" `{pointer['stored_as']}`)."
+        f" `python -m theory.studies {report.name} --reanalyze` redoes this page (fits, plots, findings) from"
+        " them (`--db PATH` for another database); the command above reruns the study.",
+        "",
+    ]
+    lines += [
         "## Columns",
         "",
         "- *iterate hit*: first k with ‖∇f(x_k)‖ ≤ δ; *average hit*: first N with (1/(N+1)) Σ_{k≤N} ‖∇f(x_k)‖² ≤ δ²"
@@ -140,25 +160,14 @@ def write_report(report: Report, out_dir: Path) -> Path:
     return readme
 
 
-def _clean(record: dict[str, Any]) -> dict[str, Any]:
-    """Drop NaN/inf (JSON has none) and round the wall time."""
-    out = {}
-    for k, v in record.items():
-        if isinstance(v, float) and not math.isfinite(v):
-            v = None
-        if k == "wall_s":
-            v = round(v, 4)
-        out[k] = v
-    return out
-
-
 def write_index(out_dir: Path) -> Path:
     """Write ``out_dir/README.md``: every study found under ``out_dir`` with its command and findings."""
     lines = [
         "# Theory studies",
         "",
         "RGF against Nesterov–Spokoiny's analysis and Theorem 1 of Cheng et al. (ICLR 2019). Each folder holds",
-        "`results.json` (every run), `README.md` (tables, plots) and the command that made it; "
+        "`results.json` (spec, cell summaries, fits), `README.md` (tables, plots) and the command that made it; the "
+        "run records are in the results database (`--reanalyze` redoes a page from them); "
         "`benchmarks/theory_studies.sh` reruns them all. This index is rewritten after every study "
         "(`python -m theory.studies index`).",
         "",

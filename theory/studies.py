@@ -6,10 +6,13 @@ Usage (from the repository root)::
     python -m theory.studies d-scaling            # run one; writes benchmarks/results/theory/d-scaling/
     python -m theory.studies all                  # every study
     python -m theory.studies index                # rewrite benchmarks/results/theory/README.md
+    python -m theory.studies d-scaling --reanalyze   # redo a page from its run records in the results database
+    python -m theory.studies migrate              # move run records out of old full-form results.json files
     python -m theory.studies d-scaling --seeds 8 --dims 16,64 --out /tmp/res   # a smaller variant
 
-Each study writes ``results.json`` (spec, every run, cell summaries, fits), ``README.md`` (the exact
-command, findings, slope and cell tables, plots) and PNG plots into ``<out>/<study>/``.
+Each study writes ``results.json`` (spec, cell summaries, fits, findings), ``README.md`` (the exact
+command, findings, slope and cell tables, plots) and PNG plots into ``<out>/<study>/``; its run records go to
+the results database (``--db PATH``, default ``~/.cache/zeroopt/results.sqlite``; see :mod:`theory.records`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import numpy as np
 from .analysis import CellSummary, Fit, fit_all, fit_along, summarize
 from .plots import plot_floor, plot_scaling, plot_traces
 from .predictions import oracle_noise_floor, smoothing_noise_floor
+from .records import load_records, migrate
 from .report import Report, write_index, write_report
 from .runner import StudyRun, StudySpec, run_study
 
@@ -265,9 +269,10 @@ STUDIES: dict[str, Study] = {
 # ------------------------------------------------------------------------------------------------ running
 
 
-def load_run(folder: Path) -> tuple[StudyRun, str]:
-    """A study's runs and original command, read back from ``folder/results.json``."""
+def load_run(folder: Path, db: Path | None = None) -> tuple[StudyRun, str]:
+    """A study's runs and original command: ``folder/results.json`` and the run records it points to in ``db``."""
     data = json.loads((folder / "results.json").read_text())
+    records = data["runs"] if "runs" in data else load_records(data["records"], db)  # "runs": the old full form
     raw = dict(data["spec"])
     for key in ("dims", "deltas", "eps_factors", "qs", "betas", "criteria"):
         if key in raw:
@@ -275,7 +280,7 @@ def load_run(folder: Path) -> tuple[StudyRun, str]:
     raw["solver_options"] = tuple(raw.get("solver_options", {}).items())
     raw["family_options"] = tuple(raw.get("family_options", {}).items())
     env = data["environment"]
-    run = StudyRun(spec=StudySpec(**raw), records=data["runs"], wall_s=env["wall_s"], workers=env["workers"])
+    run = StudyRun(spec=StudySpec(**raw), records=records, wall_s=env["wall_s"], workers=env["workers"])
     return run, data["command"]
 
 
@@ -287,15 +292,16 @@ def run_named_study(
     workers: int | None = None,
     progress: bool = True,
     reanalyze: bool = False,
+    db: Path | None = None,
 ) -> Path:
     """Run ``study``, fit, plot and write its report under ``out/<name>/``; return the README path.
 
-    With ``reanalyze`` the runs are read back from the folder's ``results.json`` instead (fits, plots and
-    findings are redone; the original command is kept).
+    With ``reanalyze`` the runs are read back from the results database ``db`` (the records the folder's
+    ``results.json`` points to) instead (fits, plots and findings are redone; the original command is kept).
     """
     folder = out / study.spec.name
     if reanalyze:
-        run, command = load_run(folder)
+        run, command = load_run(folder, db)
         study = dataclasses.replace(study, spec=run.spec)
     else:
         run = run_study(study.spec, workers=workers, progress=progress)
@@ -325,7 +331,7 @@ def run_named_study(
         records=run.records, wall_s=run.wall_s, workers=run.workers,
         findings=study.findings(run, summaries, fits), plots=plots,
     )
-    return write_report(report, folder)
+    return write_report(report, folder, db)
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -345,7 +351,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="zeroopt-study",
         description="Empirical studies of RGF against Nesterov–Spokoiny / Theorem 1 (Cheng et al. 2019).",
     )
-    p.add_argument("study", help="a study name, 'all', 'list', or 'index' (rewrite the results index)")
+    p.add_argument("study", help="a study name, 'all', 'list', 'index' (rewrite the results index) or 'migrate'")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results root (default {DEFAULT_OUT})")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all CPUs)")
     p.add_argument("--seeds", type=int, help="runs per cell")
@@ -360,7 +366,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--root-seed", type=int, help="entropy of the study's SeedSequence")
     p.add_argument("--no-progress", action="store_true", help="no tqdm bars")
     p.add_argument("--reanalyze", action="store_true",
-                   help="redo fits, plots and findings from the study's results.json instead of running it")
+                   help="redo fits, plots and findings from the study's stored run records instead of running it")
+    p.add_argument("--db", type=Path, default=None,
+                   help="results database for the run records (default ~/.cache/zeroopt/results.sqlite)")
     return p
 
 
@@ -388,6 +396,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.study == "index":
         print(f"wrote {write_index(args.out)}")
         return 0
+    if args.study == "migrate":  # one-off: run records out of full-form results.json files, into the database
+        moved = migrate(args.out, args.db)
+        print(f"moved the run records of {len(moved)} stud(ies) under {args.out} into the results database")
+        return 0
     names = list(STUDIES) if args.study == "all" else [args.study]
     unknown = [n for n in names if n not in STUDIES]
     if unknown:
@@ -401,7 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The command that reproduces this one study (so 'all' records one command per folder).
         command = "python -m theory.studies " + shlex.join([name, *rest])
         readme = run_named_study(study, out=args.out, command=command, workers=args.workers,
-                                 progress=not args.no_progress, reanalyze=args.reanalyze)
+                                 progress=not args.no_progress, reanalyze=args.reanalyze, db=args.db)
         print(f"{name}: wrote {readme}")
         write_index(args.out)
     return 0

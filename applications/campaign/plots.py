@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..figures import save_figure
+
 if TYPE_CHECKING:
     from .report import Cell
 
@@ -65,7 +67,7 @@ def plot_budget_curves(cells: list[Cell], rows: list[dict[str, Any]], path: Path
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -94,6 +96,6 @@ def plot_examples(
         axes[1, j].set_title(captions[j], fontsize=6)
     fig.suptitle(title, fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, photo=True)  # pictures of inputs
     plt.close(fig)
     return path
