@@ -10,7 +10,8 @@ import pytest
 
 @pytest.mark.parametrize(
     "name",
-    ["zeroopt.driver", "applications.hardlabel.attack", "applications.hardlabel.bounds", "applications.trees.exact",
+    ["zeroopt.driver", "zeroopt.restarts", "zeroopt.mixture", "applications.hardlabel.attack",
+     "applications.hardlabel.bounds", "applications.trees.exact",
      "applications.trees.thresholds", "applications.figures", "applications.campaign.files"],
 )
 def test_docstring_examples(name: str) -> None:

@@ -24,7 +24,7 @@ from .directions import (
     make_sampler,
     register_sampler,
 )
-from .driver import drive, minimize, run_solver, solve_many
+from .driver import drive, minimize, run_solver
 from .errors import ObjectiveError, PartialResultError, partial_result
 from .estimators import GradientEstimate, GradientEstimator, forward_difference, sign_of_difference
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search
@@ -46,6 +46,7 @@ from .oracle import (
 )
 from .parts import (
     BestProbe,
+    DiminishingReturnsRule,
     FixedPrecision,
     Move,
     NoProgressRule,
@@ -66,6 +67,7 @@ from .registry import (
     make_solver,
     register_solver,
 )
+from .restarts import EXPLOIT_GAIN, FreshStart, solve_many
 from .solver import ComposedSolver, SolverState
 from .subspace import LowFrequencyDirections
 
@@ -85,4 +87,6 @@ __all__ = [
     "register_solver", "run_solver", "sign_of_difference", "solve_many", "unit_sphere", "unit_sphere_steps",
     # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
+    # restarts: a crawling run converges, a spent basin is left for a fresh start
+    "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart",
 ]

@@ -24,6 +24,7 @@ from .estimators import GradientEstimator
 from .linesearch import armijo_step, fixed_step, opt_line_search
 from .parts import (
     BestProbe,
+    DiminishingReturnsRule,
     FixedPrecision,
     NoProgressRule,
     Precision,
@@ -106,6 +107,10 @@ class DescentOptions:
         With ``line_search="fixed"`` (which has no stall rule): stop once the iterate's value has not
         improved in this many iterations (:class:`~zeroopt.parts.NoProgressRule`); ``None``: never, so only
         the budget or ``max_iter`` ends the run. Unused by the other line searches, whose stall rule stops them.
+    min_progress
+        When set, the run also converges once the second half of its iterations improved its value by less
+        than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
+        restarted from fresh starts (:func:`~zeroopt.solve_many`); ``None``: never.
     """
 
     q: int = PAPER_Q
@@ -124,11 +129,13 @@ class DescentOptions:
     eps_per_beta: float | None = None
     retract: Retraction = None
     patience: int | None = NO_PROGRESS_WINDOW
+    min_progress: float | None = None
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
         check_positive("q", self.q, integer=True)
         check_positive("patience", self.patience, integer=True, allow_none=True)
+        check_positive("min_progress", self.min_progress, allow_none=True)
         check_positive("q_start", self.q_start, integer=True, allow_none=True)
         check_positive("beta", self.beta)
         check_positive("step", self.step)
@@ -214,6 +221,8 @@ def descent_solver(
         behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
     elif opts.patience is not None:
         behaviours.append(NoProgressRule(int(opts.patience)))
+    if opts.min_progress is not None:
+        behaviours.append(DiminishingReturnsRule(float(opts.min_progress)))
     return ComposedSolver(
         name=name,
         sampler=sampler or make_sampler(opts.directions, context),

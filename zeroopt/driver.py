@@ -37,7 +37,7 @@ from .solver import ComposedSolver, SolverState
 #: Consecutive iterations that cost no oracle query after which a run stops with ``Status.NO_PROGRESS``.
 FREE_ITERATION_LIMIT = 10
 
-__all__ = ["drive", "minimize", "run_solver", "solve_many"]
+__all__ = ["drive", "minimize", "run_solver"]
 
 Callback = Callable[[IterationRecord], Any]
 RunGenerator = Generator[Request, Response, OptimizeResult]
@@ -237,76 +237,6 @@ def drive(
             raise
         raise raised from err
     return [r for r in results if r is not None]
-
-
-def solve_many(
-    solver: ComposedSolver,
-    starts: Sequence[NDArray[np.float64]],
-    group: OracleGroup,
-    *,
-    rngs: Sequence[np.random.Generator],
-    members: Sequence[int] | None = None,
-    f0: Sequence[float] | None = None,
-    f0_eps: float = 0.0,
-    max_iter: int | None = None,
-    restarts: int = 0,
-) -> list[OptimizeResult]:
-    """Run ``solver`` from every start in lockstep, restarting runs that converge with budget left.
-
-    Parameters
-    ----------
-    solver
-        The solver (one object serves every run: all per-run state lives in the runs).
-    starts
-        Flat starting points, one per run.
-    group
-        Answers the runs' requests; run ``k`` is member ``members[k]`` (default ``k``).
-    rngs
-        One generator per run; a restart continues with its run's generator.
-    f0, f0_eps
-        Known values at the starts (and their precision), so they are not evaluated again.
-    max_iter
-        Iteration limit of each run (and of each restart).
-    restarts
-        How many times a run that converged (its own stopping rule fired) while its member still has
-        budget (:meth:`OracleGroup.remaining`) starts again from its best point with the solver's initial
-        parameters. On piecewise-constant objectives a stall rule can end runs after a few iterations,
-        and budget left unspent helps no one. 0: stop there.
-
-    Returns
-    -------
-    list of OptimizeResult
-        One per start, in order; a restarted run's result is that of its last restart (whose best point
-        is at least as good, as it starts from the previous best). On a failure the exception carries
-        such a list as ``partial_result`` (see :func:`drive`).
-    """
-    members = list(range(len(starts))) if members is None else list(members)
-    if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
-        raise ValueError("starts, rngs, members and f0 must have one entry per run")
-    runs = [
-        run_solver(solver, x, rng=rngs[k], f0=None if f0 is None else f0[k], f0_eps=f0_eps, max_iter=max_iter)
-        for k, x in enumerate(starts)
-    ]
-    results = drive(runs, group, members=members) if runs else []
-    for _ in range(restarts):
-        again = [k for k, r in enumerate(results) if r.status is Status.CONVERGED and group.remaining(members[k]) > 0]
-        if not again:
-            break
-        reruns = [run_solver(solver, results[k].x, rng=rngs[k], f0=results[k].fun, f0_eps=results[k].fun_eps,
-                             max_iter=max_iter) for k in again]
-        try:
-            rerun_results = drive(reruns, group, members=[members[k] for k in again])
-        except BaseException as err:
-            # The partial result covers every run: the finished ones and the restarts cut short.
-            partial = partial_result(err)
-            if isinstance(partial, list) and len(partial) == len(again):
-                for k, r in zip(again, partial, strict=True):
-                    results[k] = r if r is not None else results[k]
-                attach_partial_result(err, list(results))
-            raise
-        for k, r in zip(again, rerun_results, strict=True):
-            results[k] = r
-    return results
 
 
 def minimize(

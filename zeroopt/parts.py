@@ -6,6 +6,7 @@ move in turn. The reference code's habits are such parts:
 
 * :class:`BestProbe` — move to the best probe point when it beats the step rule's result;
 * :class:`StallRule` — when the step size falls below a floor, reset it, shrink β, converge at a β floor;
+* :class:`DiminishingReturnsRule` — converge when the second half of a run gained less than a fraction;
 * :class:`NoProgressRule` — converge when the iterates' best value stops improving over a window (a
   stopping rule for step rules that never shrink, such as the theory's fixed step);
 * :func:`unit_sphere` — a retraction that puts every iterate back on the unit sphere;
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BestProbe",
     "Behaviour",
+    "DiminishingReturnsRule",
     "FixedPrecision",
     "Move",
     "NoProgressRule",
@@ -145,6 +147,30 @@ class NoProgressRule:
             since += 1
         memory = {**move.memory, self.key: (best, since)}
         return replace(move, memory=memory, converged=move.converged or since >= self.window)
+
+
+@dataclass(frozen=True)
+class DiminishingReturnsRule:
+    """Converge once the second half of the run improved its value by less than ``min_gain`` (relative).
+
+    At iteration t >= ``first_check`` the iterate's value is compared with the one at iteration ⌈t/2⌉: a
+    scale-free test of a run that still improves, but ever more slowly — the budget it would spend crawling
+    buys more from a fresh start (:func:`~zeroopt.solve_many` with ``fresh_start``). The iterate values are
+    kept in the state's ``memory`` under ``key`` (a few thousand floats at most).
+    """
+
+    min_gain: float = 0.01
+    first_check: int = 16
+    key: str = "diminishing_returns"
+
+    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+        values = (*move.memory.get(self.key, (before.fx,)), move.fx)  # values[t] = f after iteration t
+        t = len(values) - 1
+        converged = move.converged
+        if t >= self.first_check:
+            half = values[(t + 1) // 2]
+            converged = converged or (half - move.fx) < self.min_gain * abs(half)
+        return replace(move, memory={**move.memory, self.key: values}, converged=converged)
 
 
 class Precision(Protocol):

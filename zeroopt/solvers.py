@@ -165,14 +165,19 @@ def _make_sign(opts: SignOptions, ctx: SolverContext) -> ComposedSolver:
 #: sign-growing's first estimate: 20 comparisons, growing like √t to Sign-OPT's K (HopSkipJump grows from
 #: 100 the same way; 20 lets a budget of a few hundred queries take several steps).
 GROWING_Q_START = 20
+#: sign-growing converges once the second half of a run gained less than 1%, so that the attack's restarts
+#: (``zeroopt.solve_many`` with fresh starts) spend what is left on another basin rather than on a crawl.
+GROWING_MIN_PROGRESS = 0.01
 
 
 @dataclass(frozen=True)
 class SignGrowingOptions(SignOptions):
     """``"sign-growing"``: the sign estimator with √t probe growth (:class:`~zeroopt.parts.SqrtProbeGrowth`):
-    ``q_start`` comparisons at first, growing like √t to ``q`` — cheap rough steps early, precise ones later."""
+    ``q_start`` comparisons at first, growing like √t to ``q`` — cheap rough steps early, precise ones later —
+    and a run that crawls converges (``min_progress``), so restarts can look elsewhere."""
 
     q_start: int | None = GROWING_Q_START
+    min_progress: float | None = None
 
 
 @register_solver("sign-growing", SignGrowingOptions,

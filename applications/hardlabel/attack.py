@@ -208,8 +208,16 @@ def attack(
         members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context)
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left.
         try:
+            def fresh_start(ks: list[int]) -> list[tuple[Any, float, float] | None]:
+                # A new initial search (new candidates from each input's generator) for runs whose basin is spent.
+                inputs = [members[k] for k in ks]
+                found, thetas, values = initial_directions(group, inputs, rngs, cfg, shape, tgt, eps0, context)
+                got = {i: (t, v, eps0) for i, t, v in zip(found, thetas, values, strict=True)}
+                return [got.get(i) for i in inputs]
+
             runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members,
-                                      f0=g0, f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts)
+                                      f0=g0, f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts,
+                                      fresh_start=fresh_start if cfg.fresh_restarts else None)
         except BaseException as err:
             runs = partial_result(err)  # one partial OptimizeResult per run
             raise

@@ -65,8 +65,10 @@ class AttackConfig:
         The model adapter.
     local_ratio
         The boundary search (Algorithm 1's ratio α).
-    max_iter, restarts
-        The solver runs.
+    max_iter, restarts, fresh_restarts
+        The solver runs: a run that converged with budget left restarts (at most ``restarts`` times) from its
+        best point while that pays, and — with ``fresh_restarts`` — from a new initial search once it does
+        not (:func:`zeroopt.solve_many`): another basin of g, often another adversarial class.
     verify
         The final check.
     """
@@ -82,6 +84,7 @@ class AttackConfig:
     max_iter: int | None = None
     verify: int = VERIFY_QUERIES
     restarts: int = MAX_RESTARTS
+    fresh_restarts: bool = False
     batch_size: int | str | None = "auto"
 
     @classmethod
@@ -99,6 +102,8 @@ class AttackConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if not isinstance(self.fresh_restarts, (bool, np.bool_)):
+            raise ValueError(f"fresh_restarts must be True or False, got {self.fresh_restarts!r}")
         b = self.batch_size
         if b != "auto" and b is not None and (isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b <= 0):
             raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {b!r}")

@@ -1,0 +1,150 @@
+"""Many runs in lockstep, restarted while their budget lasts: exploit the leader while it pays, else explore.
+
+A descent run converges into one basin. On an objective with many basins (the boundary distance g(θ) of a
+classifier has one per class, and more), what a run reaches depends on where it started, and budget left
+after it converged is best spent elsewhere. :func:`solve_many` restarts each converged run: from its best
+point while the last run there still gained (as the reference code's restarts do), and from a fresh start
+that the caller supplies once a run stopped paying — the answer is always the best point of all of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .driver import drive, run_solver
+from .errors import attach_partial_result, partial_result
+from .oracle import OracleGroup
+from .records import OptimizeResult, Status
+from .solver import ComposedSolver
+
+__all__ = ["EXPLOIT_GAIN", "FreshStart", "solve_many"]
+
+#: A run whose second half improved its value by less than this fraction is not restarted from its best point
+#: when a fresh start is available: its basin is spent.
+EXPLOIT_GAIN = 0.01
+
+#: ``fresh_start(runs)``: a new start ``(x, f(x), precision of f)`` for each run index, or ``None`` when none
+#: was found. It may query the runs' oracle group (those queries count on the runs' members as any other).
+FreshStart = Callable[[list[int]], Sequence["tuple[NDArray[np.float64], float, float] | None"]]
+
+
+def _gain(start: float, end: float) -> float:
+    """Relative improvement from ``start`` to ``end`` (infinite from an unknown or infinite start)."""
+    if not math.isfinite(start):
+        return math.inf
+    return (start - end) / max(abs(start), 1e-300)
+
+
+def _late_gain(result: OptimizeResult, start: float) -> float:
+    """What the second half of a run's iterations gained (from ``start`` when it has no history)."""
+    if len(result.history) < 2:
+        return _gain(start, result.fun)
+    return _gain(result.history[(len(result.history) - 1) // 2].f, result.fun)
+
+
+def solve_many(
+    solver: ComposedSolver,
+    starts: Sequence[NDArray[np.float64]],
+    group: OracleGroup,
+    *,
+    rngs: Sequence[np.random.Generator],
+    members: Sequence[int] | None = None,
+    f0: Sequence[float] | None = None,
+    f0_eps: float = 0.0,
+    max_iter: int | None = None,
+    restarts: int = 0,
+    fresh_start: FreshStart | None = None,
+    exploit_gain: float = EXPLOIT_GAIN,
+) -> list[OptimizeResult]:
+    """Run ``solver`` from every start in lockstep, restarting runs that converge with budget left.
+
+    Parameters
+    ----------
+    solver
+        The solver (one object serves every run: all per-run state lives in the runs).
+    starts
+        Flat starting points, one per run.
+    group
+        Answers the runs' requests; run ``k`` is member ``members[k]`` (default ``k``).
+    rngs
+        One generator per run; a restart continues with its run's generator.
+    f0, f0_eps
+        Known values at the starts (and their precision), so they are not evaluated again.
+    max_iter
+        Iteration limit of each run (and of each restart).
+    restarts
+        How many times a run that converged (its own stopping rule fired) while its member still has budget
+        (:meth:`OracleGroup.remaining`) starts again with the solver's initial parameters. On piecewise-constant
+        objectives a stall rule can end runs after a few iterations, and budget left unspent helps no one.
+        0: stop there.
+    fresh_start
+        Where a restart goes once the run that converged is not the leader (its best is not the best found
+        for its start so far) or the second half of its iterations gained less than ``exploit_gain``: a callable
+        returning new starts (:data:`FreshStart`) — e.g. a new initial search. ``None``, or a ``None`` start:
+        every restart is from the best point found.
+    exploit_gain
+        See ``fresh_start``.
+
+    Returns
+    -------
+    list of OptimizeResult
+        One per start, in order: the best (lowest value; the latest among equals) of that start's runs and
+        restarts. On a failure the
+        exception carries such a list as ``partial_result`` (see :func:`~zeroopt.drive`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from zeroopt import IndependentGroup, SolverContext, as_oracle, make_solver
+    >>> f = lambda x: float(np.sum((x - 1.0) ** 2))
+    >>> group = IndependentGroup([as_oracle(f, (3,), budget=2000) for _ in range(2)])
+    >>> runs = solve_many(make_solver("rgf", SolverContext(dim=3)), [np.zeros(3), np.full(3, 3.0)], group,
+    ...                   rngs=[np.random.default_rng(s) for s in (0, 1)], restarts=3)
+    >>> [bool(r.fun < 1e-3) for r in runs]
+    [True, True]
+    """
+    members = list(range(len(starts))) if members is None else list(members)
+    if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
+        raise ValueError("starts, rngs, members and f0 must have one entry per run")
+    begun = [math.inf if f0 is None else float(f0[k]) for k in range(len(starts))]  # each run's start value
+    runs = [
+        run_solver(solver, x, rng=rngs[k], f0=None if f0 is None else f0[k], f0_eps=f0_eps, max_iter=max_iter)
+        for k, x in enumerate(starts)
+    ]
+    results = drive(runs, group, members=members) if runs else []
+    best = list(results)
+    for _ in range(restarts):
+        again = [k for k, r in enumerate(results) if r.status is Status.CONVERGED and group.remaining(members[k]) > 0]
+        if not again:
+            break
+        new: dict[int, tuple[NDArray[np.float64], float, float]] = {}
+        if fresh_start is not None:
+            spent = [k for k in again if results[k] is not best[k] or _late_gain(results[k], begun[k]) < exploit_gain]
+            fresh = list(fresh_start(spent)) if spent else []
+            new = {k: s for k, s in zip(spent, fresh, strict=True) if s is not None}
+        for k in again:  # the leader, or a run no fresh start was found for: again from the best point
+            if k not in new:
+                new[k] = (np.asarray(best[k].x).ravel(), best[k].fun, best[k].fun_eps)
+        again = [k for k in again if group.remaining(members[k]) > 0]  # a fresh search may have spent the rest
+        reruns = [run_solver(solver, new[k][0], rng=rngs[k], f0=new[k][1], f0_eps=new[k][2], max_iter=max_iter)
+                  for k in again]
+        try:
+            rerun_results = drive(reruns, group, members=[members[k] for k in again]) if reruns else []
+        except BaseException as err:
+            # The partial result covers every run: the best of each, the restarts cut short included.
+            partial = partial_result(err)
+            if isinstance(partial, list) and len(partial) == len(again):
+                for k, r in zip(again, partial, strict=True):
+                    if r is not None and r.fun < best[k].fun:
+                        best[k] = r
+                attach_partial_result(err, list(best))
+            raise
+        for k, r in zip(again, rerun_results, strict=True):
+            results[k], begun[k] = r, new[k][1]
+            if r.fun <= best[k].fun:  # a tie goes to the later run, whose queries include the earlier ones'
+                best[k] = r
+    return best
