@@ -41,6 +41,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "+ √t probes (sign-growing)": ("sign-growing", dict(CHEAP_START)),
     "sign-growing with Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
     "sign-growing with low-frequency probes": ("sign-growing", {**CHEAP_START, "directions": "low-frequency"}),
+    "sign-growing with multi-scale start": ("sign-growing", {**CHEAP_START, "initial_directions": "multi-scale"}),
+    "sign-growing + fresh restarts": ("sign-growing", {**CHEAP_START, "fresh_restarts": True}),
+    "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**CHEAP_START, "fresh_restarts": True,
+                                                                         "min_progress": 0.01}),
     "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
     "rgf with cheap start": ("rgf", dict(CHEAP_START)),
 }

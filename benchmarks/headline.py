@@ -18,12 +18,21 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.experiments import PAPER_GBDT
 from benchmarks.store import RunStore
 from benchmarks.tables import distances_at
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000, 50000)
 PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja")
-OTHERS = ("ours-sign", "ours-rgf")
+OTHERS = ("ours-sign", "ours-rgf", "ours-coordinate")
+EXPERIMENTS = "mnist-untargeted,cifar-untargeted,mnist-targeted,cifar-targeted,gbdt-higgs,gbdt-mnist"
+
+
+def budgets_for(experiment: str) -> tuple[int, ...]:
+    """250 ... 50k; a tree ensemble's table adds the paper's budgets (Table 3) to the small ones."""
+    if experiment in PAPER_GBDT:
+        return (250, 500, 1000, 2000, *PAPER_GBDT[experiment]["queries"])
+    return BUDGETS
 
 
 def table(store: RunStore, experiment: str, ours: str) -> dict:
@@ -32,13 +41,15 @@ def table(store: RunStore, experiment: str, ours: str) -> dict:
     records = {a: {r["position"]: r for r in store.records(experiment, a)} for a in attacks}
     records = {a: r for a, r in records.items() if r}
     common = sorted(set.intersection(*(set(r) for a, r in records.items() if a != "cw-l2")))
-    out: dict = {"experiment": experiment, "inputs": common, "medians": {}, "ratio": {}, "best_peer": {}}
+    budgets = budgets_for(experiment)
+    out: dict = {"experiment": experiment, "inputs": common, "budgets": list(budgets), "medians": {}, "ratio": {},
+                 "best_peer": {}}
     for a, recs in records.items():
-        d = distances_at([recs[p] for p in common if p in recs], list(BUDGETS))
+        d = distances_at([recs[p] for p in common if p in recs], list(budgets))
         med = [float(np.median(col[~np.isnan(col)])) if (~np.isnan(col)).sum() == len(common) else float("nan")
                for col in d.T]
-        out["medians"][a] = dict(zip(map(str, BUDGETS), med, strict=True))
-    for b in map(str, BUDGETS):
+        out["medians"][a] = dict(zip(map(str, budgets), med, strict=True))
+    for b in map(str, budgets):
         peers = {a: out["medians"][a][b] for a in PEERS if a in out["medians"] and np.isfinite(out["medians"][a][b])}
         if peers and np.isfinite(out["medians"].get(ours, {}).get(b, np.nan)):
             best = min(peers, key=peers.get)
@@ -48,7 +59,8 @@ def table(store: RunStore, experiment: str, ours: str) -> dict:
 
 
 def markdown(t: dict, ours: str, command: str) -> str:
-    cols = [b for b in map(str, BUDGETS) if any(np.isfinite(m[b]) for a, m in t["medians"].items() if a != "cw-l2")]
+    ran = [m for a, m in t["medians"].items() if a != "cw-l2"]
+    cols = [b for b in map(str, t["budgets"]) if any(np.isfinite(m[b]) for m in ran)]
     lines = [f"## {t['experiment']} ({len(t['inputs'])} inputs every attack ran)", "",
              "| attack | " + " | ".join(f"{int(b):,}" for b in cols) + " |", "|---|" + "---|" * len(cols)]
     for a, m in t["medians"].items():
@@ -60,7 +72,7 @@ def markdown(t: dict, ours: str, command: str) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--experiments", default="mnist-untargeted,cifar-untargeted")
+    p.add_argument("--experiments", default=EXPERIMENTS)
     p.add_argument("--ours", default="ours-sign-growing")
     p.add_argument("--tag", default="full")
     p.add_argument("--db", default=None)
