@@ -35,10 +35,14 @@ def budgets_for(experiment: str) -> tuple[int, ...]:
     return BUDGETS
 
 
-def table(store: RunStore, experiment: str, ours: str) -> dict:
-    """Medians per attack and budget on the common inputs, and ours / best peer."""
+def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | None = None) -> dict:
+    """Medians per attack and budget on the common inputs, and ours / best peer.
+
+    ``ours_store``: where our default attack's runs are, when not beside the peers' (another suite tag).
+    """
     attacks = [ours, *OTHERS, *PEERS, "cw-l2"]
-    records = {a: {r["position"]: r for r in store.records(experiment, a)} for a in attacks}
+    records = {a: {r["position"]: r for r in (ours_store or store if a == ours else store).records(experiment, a)}
+               for a in attacks}
     records = {a: r for a, r in records.items() if r}
     common = sorted(set.intersection(*(set(r) for a, r in records.items() if a != "cw-l2")))
     budgets = budgets_for(experiment)
@@ -75,6 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--experiments", default=EXPERIMENTS)
     p.add_argument("--ours", default="ours-sign-growing")
     p.add_argument("--tag", default="full")
+    p.add_argument("--ours-tag", default=None, help="suite tag of our default attack's runs (default: --tag)")
     p.add_argument("--db", default=None)
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/headline.md"))
     a = p.parse_args(argv)
@@ -82,9 +87,12 @@ def main(argv: list[str] | None = None) -> None:
 
     command = "python -m benchmarks.headline " + " ".join(argv if argv is not None else sys.argv[1:])
     store = RunStore(a.db, a.tag)
-    tables = [table(store, e, a.ours) for e in a.experiments.split(",")]
+    ours_store = None if a.ours_tag in (None, a.tag) else RunStore(a.db, a.ours_tag)
+    tables = [table(store, e, a.ours, ours_store) for e in a.experiments.split(",")]
     text = ["# Our default attack beside every peer, budget by budget", "", f"Command: `{command}`", "",
-            "Median L2 on the inputs every attack ran (suite tag `" + a.tag + "`: one input per call, every query "
+            "Median L2 on the inputs every attack ran (suite tag `" + a.tag + "`"
+            + ("" if ours_store is None else f"; {a.ours} from tag `{a.ours_tag}`")
+            + ": one input per call, every query "
             "through the monitor; a returned point the harness does not label adversarial is a failure, inf). "
             "The last row is our default attack's median over the best peer's at that budget (goal: <= 0.90). "
             "cw-l2 is the white-box floor. A dash: not run that far on every common input.", ""]
