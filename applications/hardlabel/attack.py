@@ -99,9 +99,10 @@ def attack(
         constant set asked of the solver registry.
     n_initial, initial_directions, initial_selection
         Number of initial directions tried (random for untargeted, target-class examples for targeted), the
-        zeroopt direction sampler that draws the untargeted ones (default ``"low-frequency"``; the reference
-        code's: ``"gaussian"``), and how the best one is picked (``"tournament"``: knocked out at shared radii,
-        only the winner bisected; ``"bisect-all"``: the reference code's). ``**REFERENCE_START`` gives the
+        zeroopt direction sampler that draws the untargeted ones (default ``"multi-scale"``: low-frequency
+        bands and the full space mixed; the reference code's: ``"gaussian"``), and how the best one is picked
+        (``"tournament"``: knocked out at shared radii, only the winner bisected; ``"bisect-all"``: the
+        reference code's). ``**REFERENCE_START`` gives the
         reference code's start (100 Gaussian directions, all bisected).
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
@@ -114,9 +115,11 @@ def attack(
         Algorithm 1's widening ratio α of the local boundary search.
     max_iter
         Optional cap on solver iterations per input.
-    restarts
-        How many times a run that converged before its budget (β below its floor) restarts from its best
-        direction with the initial β and step; 0 stops there, as the reference code does.
+    restarts, fresh_restarts
+        How many times a run that converged before its budget (β below its floor) restarts with the initial β
+        and step; 0 stops there, as the reference code does. It restarts from its best direction while the
+        last run there still gained; once it did not (the basin is spent), from a new initial search when
+        ``fresh_restarts`` (default), whose basin may be another class's (:func:`zeroopt.solve_many`).
     verify
         Queries per input reserved (inside the budget) for a final re-check: slightly safer versions of the
         best point (perturbation scaled by 1.001, 1.002, ...) are labelled again, each alone in its own model
