@@ -1,0 +1,81 @@
+"""One attack's stored suite runs under several tags, side by side: what a change of the attack did.
+
+Each tag holds the same attack (say ``ours-sign-growing``) run on the same inputs by the suite harness (one
+input per call, every query through the monitor) with a different configuration; the table gives the median
+and mean L2 at each budget on the inputs every tag ran, and writes Markdown and JSON.
+
+Usage::
+
+    python -m benchmarks.tag_compare --experiments gbdt-higgs,mnist-untargeted --tags full,attack-v2 \\
+        --labels "previous default,new default" --out benchmarks/results/ablation/suite_tags.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.headline import budgets_for
+from benchmarks.store import RunStore
+from benchmarks.tables import distances_at
+
+
+def compare(experiment: str, attack: str, stores: dict[str, RunStore]) -> dict[str, Any]:
+    """Median and mean L2 per tag and budget on the inputs every tag ran (failures are inf)."""
+    runs = {label: {r["position"]: r for r in s.records(experiment, attack)} for label, s in stores.items()}
+    common = sorted(set.intersection(*(set(r) for r in runs.values()))) if runs else []
+    budgets = list(budgets_for(experiment))
+    out: dict[str, Any] = {"experiment": experiment, "attack": attack, "inputs": common, "budgets": budgets,
+                           "median": {}, "mean": {}}
+    for label, recs in runs.items():
+        d = distances_at([recs[p] for p in common], budgets) if common else np.empty((0, len(budgets)))
+        d = np.where(np.isnan(d), np.inf, d)
+        out["median"][label] = [float(np.median(c)) if len(c) else float("nan") for c in d.T]
+        out["mean"][label] = [float(np.mean(c)) if len(c) else float("nan") for c in d.T]
+    return out
+
+
+def markdown(t: dict[str, Any]) -> str:
+    head = "| tag | " + " | ".join(f"{b:,}" for b in t["budgets"]) + " |"
+    lines = [f"## {t['experiment']} — `{t['attack']}`, {len(t['inputs'])} inputs every tag ran", "",
+             "Median L2 (mean below):", "", head, "|---|" + "---|" * len(t["budgets"])]
+    for kind in ("median", "mean"):
+        for label, row in t[kind].items():
+            lines.append(f"| {label} ({kind}) | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--experiments", required=True, help="comma-separated suite experiments")
+    p.add_argument("--tags", required=True, help="comma-separated suite tags")
+    p.add_argument("--labels", default=None, help="comma-separated names of the tags (default: the tags)")
+    p.add_argument("--attack", default="ours-sign-growing")
+    p.add_argument("--db", default=None, help="results database (default: the user's)")
+    p.add_argument("--out", type=Path, required=True, help="Markdown page (a .json beside it)")
+    a = p.parse_args(argv)
+    tags = a.tags.split(",")
+    labels = a.labels.split(",") if a.labels else tags
+    if len(labels) != len(tags):
+        p.error(f"--labels names {len(labels)} tags, --tags gives {len(tags)}")
+    stores = {f"{label} (`{tag}`)": RunStore(a.db, tag) for label, tag in zip(labels, tags, strict=True)}
+    tables = [compare(e, a.attack, stores) for e in a.experiments.split(",")]
+    command = "python -m benchmarks.tag_compare " + shlex.join(sys.argv[1:] if argv is None else argv)
+    text = ["# One attack under several configurations (suite harness, stored runs)", "", f"Command: `{command}`",
+            "", "Each tag is the same attack name run by `python -m benchmarks.run_suite --tag TAG` with another "
+            "configuration (see the results README for each tag's command). Failures count as inf.", ""]
+    text += [markdown(t) for t in tables]
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text("\n".join(text))
+    a.out.with_suffix(".json").write_text(json.dumps(tables, indent=1) + "\n")
+    print("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
