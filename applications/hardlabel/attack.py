@@ -99,11 +99,11 @@ def attack(
         constant set asked of the solver registry.
     n_initial, initial_directions, initial_selection
         Number of initial directions tried (random for untargeted, target-class examples for targeted), the
-        zeroopt direction sampler that draws the untargeted ones (default ``"multi-scale"``: low-frequency
-        bands and the full space mixed; the reference code's: ``"gaussian"``), and how the best one is picked
-        (``"tournament"``: knocked out at shared radii, only the winner bisected; ``"bisect-all"``: the
-        reference code's). ``**REFERENCE_START`` gives the
-        reference code's start (100 Gaussian directions, all bisected).
+        zeroopt direction sampler that draws the untargeted ones (default ``"low-frequency"``; ``"multi-scale"``
+        mixes low-frequency bands and the full space; the reference code's: ``"gaussian"``), and how the best
+        one is picked (``"tournament"``: knocked out at shared radii, only the winner bisected;
+        ``"bisect-all"``: the reference code's). ``**REFERENCE_START`` gives the reference code's start (100
+        Gaussian directions, all bisected).
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
         are used), or a dataset ``(x, y)`` from which examples of each target class are drawn. For untargeted

@@ -29,12 +29,12 @@ __all__ = [
 ]
 
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
-# The cheap start (the default): 30 multi-scale candidates (low-frequency bands 1/8 ... 1/2 and the full space,
-# zeroopt's "multi-scale" mixture) knocked out at shared radii, only the winner bisected — about 100 queries
-# instead of the reference code's 300-400. The mixture hedges between models: low-frequency candidates serve the
-# MNIST CNN, full-space ones the CIFAR ResNet (benchmarks/results/ablation).
+# The cheap start (the default): 30 low-frequency candidates knocked out at shared radii, only the winner
+# bisected — about 100 queries instead of the reference code's 300-400 (benchmarks/results/ablation). The
+# "multi-scale" mixture (low-frequency bands and the full space) is better on the CIFAR ResNet up to 1k queries
+# but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
 CHEAP_START: dict[str, Any] = {
-    "initial_directions": "multi-scale", "initial_selection": "tournament", "n_initial": 30,
+    "initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30,
 }
 # The reference code's start, for reproducing the paper: 100 Gaussian directions, every adversarial one bisected.
 REFERENCE_START: dict[str, Any] = {
