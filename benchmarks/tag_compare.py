@@ -27,8 +27,9 @@ from benchmarks.tables import distances_at
 
 
 def compare(experiment: str, attack: str, stores: dict[str, RunStore]) -> dict[str, Any]:
-    """Median and mean L2 per tag and budget on the inputs every tag ran (failures are inf)."""
+    """Median and mean L2 per tag and budget on the inputs every tag that ran ``experiment`` ran (failures: inf)."""
     runs = {label: {r["position"]: r for r in s.records(experiment, attack)} for label, s in stores.items()}
+    runs = {label: r for label, r in runs.items() if r}  # a tag that never ran this experiment is left out
     common = sorted(set.intersection(*(set(r) for r in runs.values()))) if runs else []
     budgets = list(budgets_for(experiment))
     out: dict[str, Any] = {"experiment": experiment, "attack": attack, "inputs": common, "budgets": budgets,
