@@ -36,19 +36,20 @@ def compare(experiment: str, attack: str, stores: dict[str, RunStore]) -> dict[s
                            "median": {}, "mean": {}}
     for label, recs in runs.items():
         d = distances_at([recs[p] for p in common], budgets) if common else np.empty((0, len(budgets)))
-        d = np.where(np.isnan(d), np.inf, d)
-        out["median"][label] = [float(np.median(c)) if len(c) else float("nan") for c in d.T]
-        out["mean"][label] = [float(np.mean(c)) if len(c) else float("nan") for c in d.T]
+        # nan: some input was not run that far (no figure); inf: a failure, which counts.
+        out["median"][label] = [float(np.median(c)) if len(c) and not np.isnan(c).any() else float("nan") for c in d.T]
+        out["mean"][label] = [float(np.mean(c)) if len(c) and not np.isnan(c).any() else float("nan") for c in d.T]
     return out
 
 
 def markdown(t: dict[str, Any]) -> str:
     head = "| tag | " + " | ".join(f"{b:,}" for b in t["budgets"]) + " |"
     lines = [f"## {t['experiment']} — `{t['attack']}`, {len(t['inputs'])} inputs every tag ran", "",
-             "Median L2 (mean below):", "", head, "|---|" + "---|" * len(t["budgets"])]
+             "Median and mean L2 (a dash: not run that far on every input):", "",
+             head, "|---|" + "---|" * len(t["budgets"])]
     for kind in ("median", "mean"):
         for label, row in t[kind].items():
-            lines.append(f"| {label} ({kind}) | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+            lines.append(f"| {label} ({kind}) | " + " | ".join("—" if np.isnan(v) else f"{v:.3f}" for v in row) + " |")
     return "\n".join(lines) + "\n"
 
 

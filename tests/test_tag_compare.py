@@ -1,0 +1,39 @@
+"""benchmarks.tag_compare: one attack's stored runs under several tags, on the inputs every tag ran."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.store import RunStore
+from benchmarks.tag_compare import compare, main
+
+
+def _record(image: int, distances: list[float], budget: int = 4000) -> dict:
+    queries = [100, 1000, 3000][: len(distances)]
+    return {"experiment": "mnist-untargeted", "attack": "ours-x", "image": image, "position": image,
+            "budget": budget, "success": True, "distortion": distances[-1], "trace": {"q": queries, "d": distances}}
+
+
+def test_medians_are_over_the_common_inputs_and_unrun_budgets_have_no_figure(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    old, new = RunStore(db, "old"), RunStore(db, "new")
+    for i, d in enumerate([[4.0, 2.0, 1.0], [6.0, 3.0, 2.0], [9.0, 9.0, 9.0]]):
+        old.save(_record(i, d))
+    for i, d in enumerate([[2.0, 1.0, 0.5], [3.0, 2.0, 1.5]]):  # input 2 never ran under "new"
+        new.save(_record(i, d, budget=2000 if i else 4000))
+    t = compare("mnist-untargeted", "ours-x", {"old": old, "new": new})
+    assert t["inputs"] == [0, 1]
+    col = t["budgets"].index(1000)
+    assert t["median"]["old"][col] == 2.5 and t["median"]["new"][col] == 1.5
+    far = t["budgets"].index(4000)
+    assert t["median"]["old"][far] == 1.5 and np.isnan(t["median"]["new"][far])  # input 1 stopped at 2k
+    assert compare("cifar-untargeted", "ours-x", {"old": old})["inputs"] == []
+    out = tmp_path / "page.md"
+    main(["--experiments", "mnist-untargeted", "--tags", "old,new", "--labels", "before,after", "--attack", "ours-x",
+          "--db", str(db), "--out", str(out)])
+    text = out.read_text()
+    assert "| after (`new`) (median) |" in text and "—" in text and "--labels before,after" in text
+    assert json.loads(out.with_suffix(".json").read_text())[0]["inputs"] == [0, 1]
