@@ -168,3 +168,12 @@ def test_estimator_quality_ranks_samplers_by_their_prior() -> None:
     assert lf_w["cosine"] < sp_w["cosine"] + 0.02  # ... and not when it is white
     # A sphere sampler's forward difference is unbiased: q=20 cosine about sqrt(q/d) = 0.28.
     assert 0.2 < sp_s["cosine"] < 0.4
+
+
+def test_a_flat_input_is_taken_for_tabular_features_not_a_signal() -> None:
+    from applications.hardlabel.config import boundary_context
+
+    flat, image = boundary_context((28,), "paper"), boundary_context((1, 28, 28), "paper")
+    assert flat.shape is None and image.shape == (1, 28, 28)
+    assert isinstance(make_sampler("low-frequency", flat), zeroopt.SphereDirections)
+    assert isinstance(make_sampler("low-frequency", image), zeroopt.LowFrequencyDirections)

@@ -188,9 +188,16 @@ def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: Any) -> tuple[
 
 def boundary_context(shape: tuple[int, ...], preset: str) -> zeroopt.SolverContext:
     """g(θ) described to the solver registry: it depends on θ's direction only (iterates on the unit
-    sphere), and its oracle's precision is chosen per request (a binary search's tolerance)."""
+    sphere), and its oracle's precision is chosen per request (a binary search's tolerance).
+
+    An input that is one flat vector is taken for tabular features, whose order carries no smoothness: it
+    is described without an array shape, so shape-aware samplers ("low-frequency", "multi-scale") draw from
+    the whole sphere instead of smoothing across neighbouring features (on HIGGS the sphere start is the
+    better one: benchmarks/results/ablation/suite_tags.md).
+    """
     dim = int(np.prod(shape))
-    return zeroopt.SolverContext(dim=dim, shape=tuple(shape), unit_sphere=True, adjustable_precision=True,
+    array_shape = tuple(shape) if len(shape) > 1 else None
+    return zeroopt.SolverContext(dim=dim, shape=array_shape, unit_sphere=True, adjustable_precision=True,
                                  constants=preset)
 
 
