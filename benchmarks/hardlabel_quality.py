@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -66,8 +67,38 @@ def git_commit() -> str:
         return "unknown"
 
 
+def code_version() -> str:
+    """The last commit that changed the attack's code (``zeroopt/``, ``applications/``), ``+dirty`` if edited since.
+
+    Stored chunks are keyed by it, so a rerun after the attack changed makes new runs (and keeps the old
+    ones under their own key), while commits that touch only pages or benchmarks reuse what is stored.
+    """
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    try:
+        last = subprocess.run(
+            ["git", "log", "-1", "--format=%h", "--", "zeroopt", "applications"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=here.parent,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "zeroopt", "applications"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=here.parent,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return (last or "unknown") + ("+dirty" if dirty else "")
+
+
 # The commit of the code this process loaded: read once, since HEAD may move while a long run goes on.
 COMMIT = git_commit()
+CODE = code_version()
 
 
 def pick_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -89,7 +120,9 @@ def pick_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bool, seed: int, options: dict) -> dict:
-    key = f"{OUT.name}/runs/{name}.json"
+    # Chunks made before the code version was part of the key (``hardlabel/runs/<name>.json``) stay stored
+    # for the pages that cite them; new runs go under the attack's code version.
+    key = f"{OUT.name}/runs/{CODE}/{name}.json"
     stored = FileStore(DB).get(key)
     if stored is not None:
         return json.loads(stored)
@@ -131,6 +164,8 @@ def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bo
         "model_time": res.model_time,
         "torch_threads": torch.get_num_threads(),
         "commit": COMMIT,
+        "code": CODE,
+        "load_average": list(os.getloadavg()),
     }
     FileStore(DB).put(key, json.dumps(record).encode())
     return record
@@ -180,6 +215,8 @@ def main(argv: list[str] | None = None) -> None:
         "bars": BARS,
         "results": {},
         "commit": COMMIT,
+        "code": CODE,
+        "load_average_start": list(os.getloadavg()),
         "torch_threads": args.threads,
         "date": time.strftime("%Y-%m-%d"),
         "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
@@ -202,7 +239,13 @@ def main(argv: list[str] | None = None) -> None:
         s = summarize(records, budgets)
         s["queries_per_second"] = sum(sum(r["queries"]) for r in records) / sum(r["wall_time"] for r in records)
         s["model_calls_per_query"] = sum(r["model_calls"] for r in records) / sum(sum(r["queries"]) for r in records)
+        # Where and when each chunk was made: its commit, the attack's code version, and the machine's load
+        # when it finished (the q/s column is a contended figure when other jobs share the CPU).
+        s["chunks"] = [
+            {k: r.get(k) for k in ("commit", "code", "wall_time", "load_average", "torch_threads")} for r in records
+        ]
         summary["results"][f"{exp}/{solver}"] = s
+    summary["load_average_end"] = list(os.getloadavg())
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "mnist_quality.json").write_text(json.dumps(summary, indent=2))
     (OUT / "mnist_quality.md").write_text(render(summary))
@@ -237,6 +280,28 @@ def render(summary: dict) -> str:
             + " | ".join(cells)
             + f" | {s['queries_per_second']:.0f} | {s['model_calls_per_query']:.4f} |"
         )
+    lines += [
+        "",
+        "Chunks (20 images each): commit the run was made at / the attack's code version / load average "
+        "(1, 5, 15 min) when it finished; chunks made before these were recorded show `?`.",
+        "",
+    ]
+    for key, s in summary["results"].items():
+        made = [
+            f"{c.get('commit') or '?'} / {c.get('code') or '?'} / "
+            + (", ".join(f"{v:.1f}" for v in c["load_average"]) if c.get("load_average") else "?")
+            for c in s.get("chunks", [])
+        ]
+        lines.append(f"- {key}: " + "; ".join(made))
+    if "load_average_start" in summary:
+        lines += [
+            "",
+            "Load average of the machine (1, 5, 15 min) when this command started: "
+            + ", ".join(f"{v:.1f}" for v in summary["load_average_start"])
+            + "; when it ended: "
+            + ", ".join(f"{v:.1f}" for v in summary["load_average_end"])
+            + f" ({os.cpu_count()} CPUs).",
+        ]
     lines += ["", "Bars (median L2 at 4k / 8k / 14k):", ""]
     for name, bar in summary["bars"].items():
         lines.append(f"- {name}: " + " / ".join(f"{v:.2f}" for v in bar.values()))

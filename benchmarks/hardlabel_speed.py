@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> None:
     # larger, while the attack's own heap peak does not grow.
     configs = [(s, b, None) for s in args.solvers for b in args.budgets]
     configs += [(args.solvers[0], b, "4") for b in args.budgets]
+    from benchmarks.hardlabel_quality import CODE, COMMIT  # the code this run measures
+
+    load_start = list(os.getloadavg())
     for solver, budget, cache in configs:
         env = dict(os.environ)
         if cache is not None:
@@ -129,25 +132,44 @@ def main(argv: list[str] | None = None) -> None:
             env=env,
         )
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        rows[-1]["load_average"] = list(os.getloadavg())  # other jobs on the machine slow every figure
         print(rows[-1], flush=True)
     # Forward throughput measured in the same run, right after the attacks, at the same thread count.
     fwd = {b: forward_throughput(b, args.threads) for b in (1, 20, 100)}
     for r in rows:
         r["ratio_to_forward_b100"] = r["queries_per_second"] / fwd[100]
     cmd = "python -m benchmarks.hardlabel_speed " + " ".join(argv if argv is not None else sys.argv[1:])
-    summary = {"command": cmd, "threads": args.threads, "forward_images_per_second": fwd, "attacks": rows}
+    load = {"start": load_start, "end": list(os.getloadavg()), "cpus": os.cpu_count()}
+    summary = {
+        "command": cmd,
+        "commit": COMMIT,
+        "code": CODE,
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "threads": args.threads,
+        "load_average": load,
+        "forward_images_per_second": fwd,
+        "attacks": rows,
+    }
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "mnist_speed.json").write_text(json.dumps(summary, indent=2))
     lines = [
         "# Hard-label attack speed on mnist_cw_bn.pt",
         "",
-        f"Command: `{cmd}` ({args.threads} torch threads)",
+        f"Command: `{cmd}` ({args.threads} torch threads; commit {COMMIT}, the attack's code at {CODE}; "
+        f"{summary['date']})",
+        "",
+        f"Load average of the machine (1, 5, 15 min; {load['cpus']} CPUs) at the start: "
+        + ", ".join(f"{v:.1f}" for v in load["start"])
+        + "; at the end: "
+        + ", ".join(f"{v:.1f}" for v in load["end"])
+        + " (each row's load when it finished is in the last column). A load above the CPU count means other "
+        "jobs shared the CPU: every rate here, the forward rates included, is then lower than on an idle machine.",
         "",
         "Model forward throughput (images/s): " + ", ".join(f"batch {b}: {v:.0f}" for b, v in fwd.items()),
         "",
         "| solver | images | budget | queries/s | ratio to forward@100 | model calls/query | samples/call "
-        "| share of time in model | peak RSS MiB | attack heap peak MiB | oneDNN cache | median L2 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| share of time in model | peak RSS MiB | attack heap peak MiB | oneDNN cache | median L2 | load average |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
@@ -155,7 +177,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{r['ratio_to_forward_b100']:.2f} | {r['model_calls_per_query']:.4f} | {r['mean_samples_per_call']:.0f} | "
             f"{r['model_seconds'] / r['seconds']:.0%} | {r['peak_rss_mib']:.0f} | "
             f"{_heap(r['attack_heap_peak_mib'])} | "
-            f"{r['onednn_cache_capacity']} | {r['median_l2']:.3f} |"
+            f"{r['onednn_cache_capacity']} | {r['median_l2']:.3f} | "
+            + ", ".join(f"{v:.1f}" for v in r["load_average"])
+            + " |"
         )
     lines += [
         "",

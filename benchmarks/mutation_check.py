@@ -55,8 +55,12 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "initial-uncounted", "initial-search queries not counted (the attack's ledger is reset after it)",
         "applications/hardlabel/initial.py",
+        # Both ways of picking the start (the tournament of the cheap start, and the reference's bisect-all).
         (("    hits = _probe(group, candidates)\n",
           "    spent = {i: group.images[i].ledger.spent for i in candidates}\n    hits = _probe(group, candidates)\n"),
+         ("        return tournament(group, hits, eps)\n",
+          "        won = tournament(group, hits, eps)\n        for i, s in spent.items():\n"
+          "            group.images[i].ledger.spent = s\n        return won\n"),
          ("                best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]\n"
           "    return best\n",
           "                best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]\n"
@@ -163,14 +167,20 @@ def _short(test_id: str) -> str:
     return test_id.removeprefix("tests.")
 
 
-def render(rows: list[dict[str, object]], command: str, baseline: dict[str, object]) -> str:
+def render(
+    rows: list[dict[str, object]], command: str, baseline: dict[str, object], earlier: list[dict] | None = None
+) -> str:
     lines = [
         "# Mutation check: which default tests catch each planted bug", "",
         f"Command: `{command}`", "",
         f"Tests run: {baseline['tests']} ({baseline['passed']} passing on the unmutated tree, "
         f"{baseline['seconds']:.0f} s). Each mutant is planted alone in a copy of the tree.", "",
-        "| planted bug | file | caught by | tests that fail |", "|---|---|---|---|",
     ]
+    for e in earlier or []:
+        lines += [f"Rows of {', '.join(f'`{m}`' for m in e['mutants'])} from the earlier command `{e['command']}` "
+                  f"({e['baseline']['tests']}; {e['baseline']['passed']} passing on the unmutated tree), "
+                  "which the command above did not rerun.", ""]
+    lines += ["| planted bug | file | caught by | tests that fail |", "|---|---|---|---|"]
     for r in rows:
         caught = sorted(r["caught"])  # type: ignore[arg-type]
         more = f" and {len(caught) - 6} more" if len(caught) > 6 else ""
@@ -186,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=1800, help="seconds per pytest run (default 1800)")
     p.add_argument("--out", default=str(OUT), help=f"Markdown report (default {OUT}); '-': print only")
     p.add_argument("--list", action="store_true", help="list the mutants and check that each still applies")
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="with --only: replace those mutants' rows in the existing report and keep the others (the page "
+        "names both commands)",
+    )
     args = p.parse_args(argv)
     chosen = [m for m in MUTANTS if not args.only or m.name in args.only.split(",")]
     if args.only and len(chosen) != len(args.only.split(",")):
@@ -219,14 +235,27 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    {_short(t)}")
             shutil.rmtree(work)
     command = "python -m benchmarks.mutation_check" + (f" --only {args.only}" if args.only else "") + (
-        f" --tests {' '.join(args.tests)}" if args.tests else "")
+        f" --tests {' '.join(args.tests)}" if args.tests else "") + (" --update" if args.update else "")
     baseline = {"tests": " ".join(args.tests) or "the default suite (pytest -m 'not slow')",
                 "passed": len(passed0), "seconds": sec0}
+    earlier: list[dict] = []
+    if args.update and args.out != "-" and Path(args.out).with_suffix(".json").exists():
+        old = json.loads(Path(args.out).with_suffix(".json").read_text())
+        rerun = {r["mutant"] for r in rows}
+        kept = [r for r in old["mutants"] if r["mutant"] not in rerun]
+        if kept:  # the earlier command's rows that this one did not redo, with where they came from
+            earlier = [
+                {**e, "mutants": [m for m in e["mutants"] if m not in rerun]} for e in old.get("earlier", [])
+            ] + [{"command": old["command"], "baseline": old["baseline"], "mutants": [r["mutant"] for r in kept]}]
+            earlier = [e for e in earlier if e["mutants"]]
+        order = {m.name: k for k, m in enumerate(MUTANTS)}
+        rows = sorted(kept + rows, key=lambda r: order.get(str(r["mutant"]), len(order)))
     if args.out != "-":
         out = Path(args.out)
-        out.write_text(render(rows, command, baseline))
-        out.with_suffix(".json").write_text(json.dumps({"command": command, "baseline": baseline, "mutants": rows},
-                                                       indent=1))
+        out.write_text(render(rows, command, baseline, earlier))
+        out.with_suffix(".json").write_text(
+            json.dumps({"command": command, "baseline": baseline, "mutants": rows, "earlier": earlier}, indent=1)
+        )
         print(f"wrote {out}")
     missed = [r["mutant"] for r in rows if not r["caught"]]
     if missed:

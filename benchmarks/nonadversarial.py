@@ -1,26 +1,28 @@
 """Why a returned point was not adversarial: re-label the stored runs whose claim failed, alone and in batches.
 
 The harness labels each returned point again (``claim.adversarial`` in a run record); this finds the runs
-where that label says "not adversarial", and for those on the MNIST CNN or the CIFAR-10 ResNet re-labels the
-stored point (``x_best``, the point the attack returned) on this machine: the model's margin (logit of the
-adversarial side minus the best other, so > 0 is adversarial) when it is labelled alone, in a call with the
-other two points of the attack's former re-check (perturbation × 1.001, 1.003), and in calls of 16 and 256
-with test images; and the margin of the points the re-check now returns (× 1.001, 1.002, 1.003, labelled
-alone, see ``applications/hardlabel/recheck.py``).
+of a suite tag in the results database where that label says "not adversarial", and for those on the MNIST
+CNN or the CIFAR-10 ResNet re-labels the stored point (``x_best``, the best point queried, which the former
+re-check returned as is) on this machine: the model's margin (logit of the adversarial side minus the best
+other, so > 0 is adversarial) when it is labelled alone, in a call with the other two points of the attack's
+former re-check (perturbation × 1.001, 1.003), and in calls of 16 and 256 with test images; and the margin of
+the points the re-check now returns (× 1.001, 1.002, 1.003, labelled alone, see
+``applications/hardlabel/recheck.py``).
 
-    python -m benchmarks.nonadversarial                     # suite/full, writes benchmarks/results/nonadversarial.md
-    python -m benchmarks.nonadversarial --cost 10           # also: the re-check's cost on 10 MNIST images
+    python -m benchmarks.nonadversarial                     # tag full of the default database
+    python -m benchmarks.nonadversarial --db OLD.sqlite --after-db NEW.sqlite --cost 10
 
-``--cost N`` attacks the first N MNIST test images (2k queries, ``sign``, seed 0) with the re-check as it was
-(candidates × 1, 1.001, 1.003 labelled in one call) and as it is, and compares distortion and model calls.
+``--after-db`` reports, for each of those runs, the run stored under the same key in a second database (the
+runs redone by ``python -m benchmarks.run_suite ... --redo-nonadversarial``), and counts the runs of ours
+whose returned point is not adversarial in both. ``--cost N`` attacks the first N MNIST test images (2k
+queries, ``sign``, seed 0) with the re-check as it was (candidates × 1, 1.001, 1.003 labelled in one call)
+and as it is, and compares distortion and model calls. Writes ``benchmarks/results/nonadversarial.md``.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import importlib
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -29,24 +31,29 @@ import numpy as np
 import torch
 
 from applications import datasets, models
-from benchmarks.store import decode_array
+from benchmarks.store import RunStore, decode_array
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OLD_SCALES = (1.0, 1.001, 1.003)
 NEW_SCALES = (1.001, 1.002, 1.003)
 
 
-def failed_claims(suite: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """Every run record under ``suite/runs`` whose returned point the harness labelled not adversarial."""
+def failed_claims(store: RunStore) -> list[dict[str, Any]]:
+    """Every stored run whose returned point the harness labelled not adversarial."""
     out = []
-    for path in sorted(suite.glob("runs/*/*/*.json*")):
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt") as fh:
-            record = json.load(fh)
+    for record in store.all_records():
         claim = record.get("claim") or {}
         if claim.get("distortion") is not None and claim.get("adversarial") is False:
-            out.append((path, record))
-    return out
+            out.append(record)
+    return sorted(out, key=_key)
+
+
+def _key(r: dict[str, Any]) -> tuple[str, str, int]:
+    return r["experiment"], r["attack"], int(r["image"])
+
+
+def _run_name(r: dict[str, Any]) -> str:
+    return f"{r['experiment']}/{r['attack']}/{r['image']:05d}"
 
 
 def _margin(logits: np.ndarray, y0: int, target: int | None) -> np.ndarray:
@@ -56,15 +63,15 @@ def _margin(logits: np.ndarray, y0: int, target: int | None) -> np.ndarray:
     return logits[:, target] - np.delete(logits, target, axis=1).max(1)
 
 
-def analyse(records: list[tuple[Path, dict[str, Any]]]) -> list[dict[str, Any]]:
+def analyse(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     torch.set_num_threads(1)
     nets: dict[str, torch.nn.Module] = {}
     data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     rows = []
-    for path, r in records:
+    for r in records:
         which = r["experiment"].split("-")[0]
         if which not in ("mnist", "cifar"):
-            rows.append({"run": str(path), "skipped": "not a torch model"})
+            rows.append({"run": _run_name(r), "skipped": "not a torch model"})
             continue
         if which not in nets:
             nets[which] = models.load_mnist_cw_bn() if which == "mnist" else models.load_cifar10_resnet20()
@@ -85,27 +92,37 @@ def analyse(records: list[tuple[Path, dict[str, Any]]]) -> list[dict[str, Any]]:
         def m(z: np.ndarray, y0: int = r["y0"], target: int | None = r["target"]) -> np.ndarray:
             return _margin(logits(z), y0, target)
 
-        rows.append({
-            "run": f"{r['experiment']}/{r['attack']}/{r['image']:05d}", "budget": r["budget"],
-            "torch_device": r.get("env", {}).get("torch_device"), "made_on": r.get("env", {}).get("made_on"),
-            "distortion": r["claim"]["distortion"], "monitor_distortion": r["distortion"],
-            "alone": float(m(old[:1])[0]), "with_recheck_points": float(m(old)[0]),
-            "in_batch_16": float(m(np.concatenate([old[:1], filler[:15]]))[0]),
-            "in_batch_256": float(m(np.concatenate([old[:1], filler]))[0]),
-            "new_alone": [float(m(p[None])[0]) for p in new],
-            "new_in_batch_256": float(m(np.concatenate([new[:1], filler]))[0]),
-        })
+        rows.append(
+            {
+                "run": _run_name(r),
+                "budget": r["budget"],
+                "torch_device": r.get("env", {}).get("torch_device"),
+                "made_on": r.get("env", {}).get("made_on"),
+                "distortion": r["claim"]["distortion"],
+                "monitor_distortion": r["distortion"],
+                "alone": float(m(old[:1])[0]),
+                "with_recheck_points": float(m(old)[0]),
+                "in_batch_16": float(m(np.concatenate([old[:1], filler[:15]]))[0]),
+                "in_batch_256": float(m(np.concatenate([old[:1], filler]))[0]),
+                "new_alone": [float(m(p[None])[0]) for p in new],
+                "new_in_batch_256": float(m(np.concatenate([new[:1], filler]))[0]),
+            }
+        )
     return rows
 
 
 def render(rows: list[dict[str, Any]], command: str) -> str:
     lines = [
-        "# Returned points that the harness did not label adversarial", "", f"Command: `{command}`", "",
+        "# Returned points that the harness did not label adversarial",
+        "",
+        f"Command: `{command}`",
+        "",
         "Margin = logit of the adversarial side minus the best other logit (> 0: adversarial; 0 is a tie, which "
         "argmax settles by class order), re-computed on this machine (CPU, 1 torch thread). `x1.0`: the point "
         "the attack returned; labelled alone, in one call with the former re-check's other two points, and in "
         "calls of 16 and 256 with test images. `now`: the points the re-check now labels (× 1.001, 1.002, "
-        "1.003), alone, and × 1.001 in a call of 256.", "",
+        "1.003), alone, and × 1.001 in a call of 256.",
+        "",
         "| run | budget | made with | L2 | x1.0 alone | x1.0 with re-check points | in 16 | in 256 | now alone "
         "| now in 256 |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -128,10 +145,11 @@ def recheck_cost(n: int, budget: int = 2000, solver: str = "sign") -> list[str]:
     """Markdown lines: the former and the current re-check on the first ``n`` MNIST test images."""
     torch.set_num_threads(1)
     module = importlib.import_module("applications.hardlabel.attack")
+    verify = importlib.import_module("applications.hardlabel.verify")  # where the re-check looks its helpers up
     net = models.load_mnist_cw_bn()
     x, y = datasets.load_mnist_test()
     x, y = x[:n], y[:n]
-    current = (module.label_alone, module.recheck_scales)
+    current = (verify.label_alone, verify.recheck_scales)
 
     def former_scales(reserve: int, step: float) -> np.ndarray:
         return 1.0 + step * (2.0 ** np.arange(reserve) - 1.0)
@@ -139,40 +157,102 @@ def recheck_cost(n: int, budget: int = 2000, solver: str = "sign") -> list[str]:
     def former_label(group: Any, owners: np.ndarray, points: np.ndarray) -> np.ndarray:
         return group.query(owners, points, record=False)
 
-    lines = [f"Re-check cost: first {n} MNIST test images, budget {budget}, `{solver}`, seed 0, 1 torch thread.", "",
-             "| re-check | adversarial alone | median L2 | returned / best found | model calls | queries (max) "
-             "| wall s |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Re-check cost: first {n} MNIST test images, budget {budget}, `{solver}`, seed 0, 1 torch thread.",
+        "",
+        "| re-check | adversarial alone | median L2 | returned / best found | model calls | queries (max) | wall s |",
+        "|---|---|---|---|---|---|---|",
+    ]
     try:
-        for name, (label, scales) in {"former (× 1, 1.001, 1.003 in one call)": (former_label, former_scales),
-                                      "current (× 1.001, 1.002, 1.003, each alone)": current}.items():
-            module.label_alone, module.recheck_scales = label, scales
+        for name, (label, scales) in {
+            "former (× 1, 1.001, 1.003 in one call)": (former_label, former_scales),
+            "current (× 1.001, 1.002, 1.003, each alone)": current,
+        }.items():
+            verify.label_alone, verify.recheck_scales = label, scales
             t0 = time.perf_counter()
             res = module.attack(net, x, y, budget=budget, solver=solver, seed=0, n_classes=10)
             wall = time.perf_counter() - t0
             with torch.inference_mode():
                 alone = np.array([int(net(torch.from_numpy(res.x_adv[i : i + 1])).argmax(1)) for i in range(n)])
             ratio = res.distortion / np.array([tr[-1, 1] for tr in res.trace])
-            lines.append(f"| {name} | {(alone != y).sum()} of {n} | {np.median(res.distortion):.5f} | "
-                         f"{ratio.min():.5f}-{ratio.max():.5f} | {res.model_calls} | {res.queries.max()} | "
-                         f"{wall:.1f} |")
+            lines.append(
+                f"| {name} | {(alone != y).sum()} of {n} | {np.median(res.distortion):.5f} | "
+                f"{ratio.min():.5f}-{ratio.max():.5f} | {res.model_calls} | {res.queries.max()} | "
+                f"{wall:.1f} |"
+            )
     finally:
-        module.label_alone, module.recheck_scales = current
+        verify.label_alone, verify.recheck_scales = current
+    return lines
+
+
+def ours_failures(store: RunStore) -> tuple[int, int]:
+    """(runs of ours, of which not adversarial when the harness labelled the returned point) in a tag."""
+    n = bad = 0
+    for r in store.all_records():
+        if r.get("family") != "ours":
+            continue
+        n += 1
+        bad += (r.get("claim") or {}).get("adversarial") is False
+    return n, bad
+
+
+def rerun_report(records: list[dict[str, Any]], before: RunStore, after: RunStore) -> list[str]:
+    """Markdown lines: each failed run as it is stored in ``after`` (rerun or not), and the counts."""
+    lines = [
+        "## The same runs in the results database now",
+        "",
+        "| run | budget | L2 before (returned / monitor) | rerun by | adversarial now | L2 now (returned / monitor) "
+        "| monitor L2 now / before |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    commands: set[str] = set()
+    for r in records:
+        new = after.load(*_key(r))
+        if new is None:
+            lines.append(f"| {_run_name(r)} | {r['budget']} | | not stored | | | |")
+            continue
+        same = new.get("command") == r.get("command") and new.get("time") == r.get("time")
+        by = "not rerun" if same else "rerun"
+        if not same:
+            commands.add(new.get("command", "?"))
+        claim = new.get("claim") or {}
+        ratio = (new["distortion"] / r["distortion"]) if new.get("distortion") and r.get("distortion") else float("nan")
+        lines.append(
+            f"| {_run_name(r)} | {new['budget']} | {r['claim']['distortion']:.4f} / {r['distortion']:.4f} | "
+            f"{by} | {claim.get('adversarial')} | "
+            f"{claim.get('distortion') or float('nan'):.4f} / {new.get('distortion') or float('nan'):.4f} | "
+            f"{ratio:.3f} |"
+        )
+    if commands:
+        lines += ["", "Rerun by: " + "; ".join(f"`{c}`" for c in sorted(commands))]
+    (n0, bad0), (n1, bad1) = ours_failures(before), ours_failures(after)
+    lines += [
+        "",
+        f"Runs of ours in tag `{before.tag}` whose returned point the harness does not label adversarial: "
+        f"{bad0} of {n0} in the first database, {bad1} of {n1} in the second.",
+    ]
     return lines
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--suite", type=Path, default=RESULTS / "suite" / "full", help="suite folder (default full)")
+    p.add_argument("--db", default=None, help="results database (default ~/.cache/zeroopt/results.sqlite)")
+    p.add_argument("--tag", default="full", help="suite tag (default full)")
+    p.add_argument("--after-db", default=None, help="a second database: how those runs are stored there")
     p.add_argument("--out", default=str(RESULTS / "nonadversarial.md"), help="Markdown page ('-': print only)")
     p.add_argument("--cost", type=int, default=0, metavar="N", help="also time the re-check on N MNIST images")
     args = p.parse_args(argv)
-    rows = analyse(failed_claims(args.suite))
-    suite = args.suite.resolve()
-    rel = suite.relative_to(RESULTS.parent.parent) if suite.is_relative_to(RESULTS.parent.parent) else suite
-    command = "python -m benchmarks.nonadversarial"
-    command += "" if rel == Path("benchmarks/results/suite/full") else f" --suite {rel}"
+    store = RunStore(args.db, args.tag)
+    records = failed_claims(store)
+    rows = analyse(records)
+    command = "python -m benchmarks.nonadversarial" + "".join(
+        f" {flag} {value}" for flag, value in (("--db", args.db), ("--after-db", args.after_db)) if value
+    )
+    command += f" --tag {args.tag}" if args.tag != "full" else ""
     command += f" --cost {args.cost}" if args.cost else ""
     text = render(rows, command)
+    if args.after_db:
+        text += "\n" + "\n".join(rerun_report(records, store, RunStore(args.after_db, args.tag))) + "\n"
     if args.cost:
         text += "\n" + "\n".join(recheck_cost(args.cost)) + "\n"
     print(text)

@@ -18,6 +18,10 @@ Examples
     The issue's sizes (100 MNIST inputs for ours, 20 for peers, ...), about ten times longer.
 ``python -m benchmarks.run_suite --parts mnist --attacks art-hsj,fb-hsja --peer-images 2 --max-budget 2000``
     A slice.
+``python -m benchmarks.run_suite --preset full --parts mnist --attacks ours-sign --redo-nonadversarial --runs-only``
+    Rerun, at the current code, only the stored runs whose returned point the harness did not label adversarial.
+``python -m benchmarks.run_suite --preset full --solvers rgf,rgf-fixed,coordinate,sign --stored-only``
+    Rewrite the pages from the stored runs, starting no run.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import argparse
 import dataclasses
 import importlib.metadata
 import json
+import math
 import os
 import platform
 import shlex
@@ -104,6 +109,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="extra option of our attack (value as JSON), for every solver or only SOLVER",
     )
     p.add_argument("--retry-errors", action="store_true", help="rerun stored runs that ended in an error")
+    p.add_argument(
+        "--redo-nonadversarial",
+        action="store_true",
+        help="rerun stored runs whose returned point the harness did not label adversarial (claim.adversarial "
+        "false in the record), with the code as it is now",
+    )
+    p.add_argument(
+        "--stored-only",
+        action="store_true",
+        help="run nothing: write the tables, plots and index from the stored runs only (runs not stored are "
+        "reported as left; the speed part, which re-measures the model, is skipped)",
+    )
     p.add_argument(
         "--peer-group",
         type=_count(1),
@@ -352,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     index: list[str] = []
     counts = {"ran": 0, "kept": 0}
     deadline = None if args.deadline_minutes is None else started + 60 * args.deadline_minutes
+    if args.stored_only:
+        deadline = -math.inf  # every run not stored counts as left; nothing starts
+        parts.discard("speed")
     for exp, attacks, unavailable in experiments:
         for attack in attacks:
             summary = run_attack(
@@ -361,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
                 suite_seed=args.seed,
                 context=context,
                 retry_errors=args.retry_errors,
+                redo_nonadversarial=args.redo_nonadversarial,
                 progress=not args.no_progress,
                 shard=args.shard,
                 deadline=deadline,
@@ -368,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
             errors += summary.errors
             counts["ran"] += summary.ran
             counts["kept"] += summary.skipped
-            left = f", left {summary.left} (deadline)" if summary.left else ""
+            why = "stored only" if args.stored_only else "deadline"
+            left = f", left {summary.left} ({why})" if summary.left else ""
             print(f"[suite] {exp.name} {attack.name}: ran {summary.ran}, kept {summary.skipped}{left}", flush=True)
         if args.runs_only:
             continue

@@ -50,6 +50,7 @@ def run_attack(
     suite_seed: int,
     context: dict[str, Any],
     retry_errors: bool = False,
+    redo_nonadversarial: bool = False,
     progress: bool = True,
     shard: tuple[int, int] | None = None,
     deadline: float | None = None,
@@ -70,6 +71,9 @@ def run_attack(
         Copied into every record (command line, loaders, versions).
     retry_errors : bool
         Rerun stored runs that ended with an error.
+    redo_nonadversarial : bool
+        Rerun stored runs whose returned point the harness did not label adversarial (``claim.adversarial``
+        false), e.g. runs made before a fix of the attack's final re-check. Runs that returned no point are kept.
     progress : bool
         Show a tqdm bar.
     shard : (int, int), optional
@@ -84,7 +88,10 @@ def run_attack(
             continue
         image = int(exp.index[job.position])
         record = store.load(exp.name, attack.name, image)
-        if record and int(record["budget"]) >= job.budget and not (retry_errors and record.get("error")):
+        redo = record is not None and (
+            (retry_errors and record.get("error")) or (redo_nonadversarial and _returned_nonadversarial(record))
+        )
+        if record and int(record["budget"]) >= job.budget and not redo:
             summary.skipped += 1
         else:
             pending.append(job)
@@ -105,6 +112,11 @@ def run_attack(
             bar.update(len(chunk))
     bar.close()
     return summary
+
+
+def _returned_nonadversarial(record: dict[str, Any]) -> bool:
+    """Whether a stored run returned a point that the harness, labelling it alone, found not adversarial."""
+    return (record.get("claim") or {}).get("adversarial") is False
 
 
 def _run_chunk(exp: Experiment, attack: Attack, positions: list[int], budget: int, seed: int) -> list[dict[str, Any]]:

@@ -309,6 +309,25 @@ def test_runner_end_to_end_with_a_standin_attack(tmp_path: Path, group: int) -> 
     assert again.ran == 0 and again.skipped == 4  # resumable: finished runs are kept
 
 
+def test_redo_nonadversarial_reruns_only_the_runs_whose_returned_point_failed(tmp_path: Path) -> None:
+    exp = toy_experiment(4, 12)
+    store = RunStore(tmp_path)
+    ours = Ours("standin", impl=standin_attack)
+    run_attack(exp, ours, store, suite_seed=0, context={"command": "first"}, progress=False)
+    stale = store.load("toy", ours.name, 2)
+    assert stale is not None
+    store.save({**stale, "claim": {**stale["claim"], "adversarial": False}})  # as the 11 runs of suite/full
+    kept = run_attack(exp, ours, store, suite_seed=0, context={}, progress=False)
+    assert kept.ran == 0 and kept.skipped == 4  # without the option a stored run is a stored run
+    redo = run_attack(
+        exp, ours, store, suite_seed=0, context={"command": "redo"}, progress=False, redo_nonadversarial=True
+    )
+    assert redo.ran == 1 and redo.skipped == 3
+    rerun = store.load("toy", ours.name, 2)
+    assert rerun is not None and rerun["command"] == "redo" and rerun["claim"]["adversarial"] is True
+    assert all(r["command"] == "first" for r in store.records("toy", ours.name) if r["image"] != 2)
+
+
 def test_group_mode_totals_stay_exact_and_misattribution_is_flagged(tmp_path: Path) -> None:
     exp = toy_experiment(4, 12)
     ours = Ours("noisy", group_size=4, impl=standin_attack, options={"reach": 3.0})  # far, noise-like probes
