@@ -91,7 +91,7 @@ def test_diminishing_returns_rule_compares_the_second_half_of_the_run() -> None:
 
 def test_min_progress_ends_a_crawling_run_early() -> None:
     f = lambda x: float(np.sum(np.abs(x)) ** 0.5)  # noqa: E731  (a cusp: progress slows to a crawl)
-    full = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0)
+    full = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0, min_progress=None)
     early = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0, min_progress=0.05)
     assert early.status is zeroopt.Status.CONVERGED and early.queries < full.queries
 

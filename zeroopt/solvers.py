@@ -177,7 +177,7 @@ class SignGrowingOptions(SignOptions):
     and a run that crawls converges (``min_progress``), so restarts can look elsewhere."""
 
     q_start: int | None = GROWING_Q_START
-    min_progress: float | None = None
+    min_progress: float | None = GROWING_MIN_PROGRESS
 
 
 @register_solver("sign-growing", SignGrowingOptions,
