@@ -114,3 +114,17 @@ def test_the_attack_can_restart_from_fresh_initial_searches() -> None:
     assert not np.array_equal(fresh.queries, same.queries) or not np.array_equal(fresh.distortion, same.distortion)
     with pytest.raises(ValueError, match="fresh_restarts"):
         attack(model, x, y, fresh_restarts="yes", **kw)
+
+
+def test_a_failing_fresh_start_keeps_every_runs_best() -> None:
+    solver = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=DIM), beta_min=1e-3)
+    oracle = zeroopt.as_oracle(two_basins, (DIM,), budget=3000)
+
+    def broken(runs: list[int]) -> list[None]:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        zeroopt.solve_many(solver, [SHALLOW + 0.5], zeroopt.IndependentGroup([oracle]),
+                           rngs=[np.random.default_rng(4)], restarts=3, fresh_start=broken)
+    (best,) = zeroopt.partial_result(info.value)
+    assert 1.0 <= best.fun < 1.01 and best.queries > 0

@@ -124,7 +124,13 @@ def solve_many(
         new: dict[int, tuple[NDArray[np.float64], float, float]] = {}
         if fresh_start is not None:
             spent = [k for k in again if results[k] is not best[k] or _late_gain(results[k], begun[k]) < exploit_gain]
-            fresh = list(fresh_start(spent)) if spent else []
+            try:
+                fresh = list(fresh_start(spent)) if spent else []
+            except BaseException as err:  # the caller's search failed (or Ctrl-C): every run's best rides along
+                raised = attach_partial_result(err, list(best))
+                if raised is err:
+                    raise
+                raise raised from err
             new = {k: s for k, s in zip(spent, fresh, strict=True) if s is not None}
         for k in again:  # the leader, or a run no fresh start was found for: again from the best point
             if k not in new:
