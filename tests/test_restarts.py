@@ -89,6 +89,24 @@ def test_diminishing_returns_rule_compares_the_second_half_of_the_run() -> None:
         zeroopt.minimize(lambda x: float(x @ x), np.ones(3), solver="rgf", budget=100, min_progress=-1.0)
 
 
+def test_diminishing_returns_log_is_not_shared_between_two_moves_from_one_state() -> None:
+    rule = zeroopt.DiminishingReturnsRule(min_gain=0.01, first_check=1)
+    solver = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=2))
+    start = solver.init(np.zeros(2), 1.0, 0.0, np.random.default_rng(0))
+
+    def move(fx: float, memory: dict) -> Move:  # type: ignore[type-arg]
+        return Move(x=np.zeros(2), fx=fx, fx_eps=0.0, step_taken=1.0, next_step=1.0, beta=0.1, memory=memory)
+
+    first = rule(solver, start, None, move(0.5, {}))  # type: ignore[arg-type]
+    after = zeroopt.SolverState(**{**start.__dict__, "fx": 0.5, "iteration": 1, "memory": first.memory})
+    crawl = rule(solver, after, None, move(0.499, first.memory))  # type: ignore[arg-type]
+    # A second move from the same state: it must compare with its own history, not the first move's.
+    leap = rule(solver, after, None, move(0.2, first.memory))  # type: ignore[arg-type]
+    assert crawl.converged and not leap.converged
+    assert list(leap.memory[rule.key][0]) == [1.0, 0.5, 0.2]
+    assert list(crawl.memory[rule.key][0])[:3] == [1.0, 0.5, 0.499]
+
+
 def test_min_progress_ends_a_crawling_run_early() -> None:
     f = lambda x: float(np.sum(np.abs(x)) ** 0.5)  # noqa: E731  (a cusp: progress slows to a crawl)
     full = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0, min_progress=None)

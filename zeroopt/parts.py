@@ -156,7 +156,7 @@ class DiminishingReturnsRule:
     At iteration t >= ``first_check`` the iterate's value is compared with the one at iteration ⌈t/2⌉: a
     scale-free test of a run that still improves, but ever more slowly — the budget it would spend crawling
     buys more from a fresh start (:func:`~zeroopt.solve_many` with ``fresh_start``). The iterate values are
-    kept in the state's ``memory`` under ``key`` (a few thousand floats at most).
+    kept in the state's ``memory`` under ``key``: an append-only log and the length of it this state has seen.
     """
 
     min_gain: float = 0.01
@@ -164,13 +164,21 @@ class DiminishingReturnsRule:
     key: str = "diminishing_returns"
 
     def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
-        values = (*move.memory.get(self.key, (before.fx,)), move.fx)  # values[t] = f after iteration t
-        t = len(values) - 1
+        # log[t] = f after iteration t. Extending the log in place costs O(1) per iteration (a copy would cost
+        # O(t)); every state keeps its own length, so earlier states still see their prefix, and a state whose
+        # log another move has already extended (two moves from one state) branches off a copy of its prefix.
+        log, seen = move.memory.get(self.key, (None, 0))
+        if log is None:
+            log, seen = [before.fx], 1
+        elif len(log) != seen:
+            log = log[:seen]
+        log.append(move.fx)
+        t = seen
         converged = move.converged
         if t >= self.first_check:
-            half = values[(t + 1) // 2]
+            half = log[(t + 1) // 2]
             converged = converged or (half - move.fx) < self.min_gain * abs(half)
-        return replace(move, memory={**move.memory, self.key: values}, converged=converged)
+        return replace(move, memory={**move.memory, self.key: (log, t + 1)}, converged=converged)
 
 
 class Precision(Protocol):
