@@ -31,7 +31,7 @@ from .config import (
     progress_bar,
     seeds_for,
 )
-from .initial import already_adversarial, initial_directions
+from .initial import already_adversarial, fresh_initial_search, initial_directions
 from .inputs import as_labels, check_labels_fit
 from .result import AttackResult
 from .verify import final_check
@@ -209,18 +209,15 @@ def attack(
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
         todo = already_adversarial(group)
         members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context)
-        # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left.
+        # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left (once a
+        # run's basin is spent, from a new initial search).
+        fresh = None
+        if cfg.fresh_restarts:
+            fresh = fresh_initial_search(group, members, rngs, cfg, shape, tgt, eps0, context)
         try:
-            def fresh_start(ks: list[int]) -> list[tuple[Any, float, float] | None]:
-                # A new initial search (new candidates from each input's generator) for runs whose basin is spent.
-                inputs = [members[k] for k in ks]
-                found, thetas, values = initial_directions(group, inputs, rngs, cfg, shape, tgt, eps0, context)
-                got = {i: (t, v, eps0) for i, t, v in zip(found, thetas, values, strict=True)}
-                return [got.get(i) for i in inputs]
-
             runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members,
                                       f0=g0, f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts,
-                                      fresh_start=fresh_start if cfg.fresh_restarts else None)
+                                      fresh_start=fresh)
         except BaseException as err:
             runs = partial_result(err)  # one partial OptimizeResult per run
             raise

@@ -12,15 +12,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from zeroopt import DirectionSampler, SolverContext, make_sampler
+from zeroopt import DirectionSampler, FreshStart, SolverContext, make_sampler
 
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
 from .tournament import tournament
 
 __all__ = [
-    "already_adversarial", "fallback_candidates", "flat_pool", "initial_candidates", "initial_directions",
-    "initial_search",
+    "already_adversarial", "fallback_candidates", "flat_pool", "fresh_initial_search", "initial_candidates",
+    "initial_directions", "initial_search",
 ]
 
 SELECTIONS = ("tournament", "bisect-all")
@@ -197,3 +197,25 @@ def initial_directions(
     theta0 = initial_search(group, candidates, fallback, eps, config.initial_selection)
     members = [i for i in todo if i in theta0 and group.images[i].ledger.remaining > 0]
     return members, [theta0[i][0] for i in members], [theta0[i][1] for i in members]
+
+
+def fresh_initial_search(
+    group: BoundaryOracleGroup,
+    members: list[int],
+    rngs: list[np.random.Generator],
+    config: Any,
+    shape: tuple[int, ...],
+    tgt: NDArray[np.int64] | None,
+    eps: float,
+    context: SolverContext | None = None,
+) -> FreshStart:
+    """``fresh_start`` for :func:`zeroopt.solve_many`: a new :func:`initial_directions` search (new candidates
+    from each input's generator) for the runs whose basin is spent; run ``k`` attacks input ``members[k]``."""
+
+    def fresh_start(runs: list[int]) -> list[tuple[NDArray[np.float64], float, float] | None]:
+        inputs = [members[k] for k in runs]
+        found, thetas, values = initial_directions(group, inputs, rngs, config, shape, tgt, eps, context)
+        got = {i: (t, v, eps) for i, t, v in zip(found, thetas, values, strict=True)}
+        return [got.get(i) for i in inputs]
+
+    return fresh_start
