@@ -45,24 +45,21 @@ BARS = {
 CHUNK = 20
 
 
+def _git(*args: str, check: bool = True) -> str:
+    """``git ARGS`` run at the repository root, its output stripped (raises OSError/CalledProcessError)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=check, cwd=root).stdout.strip()
+
+
 def git_commit() -> str:
     import subprocess
 
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent,
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).resolve().parent,
-        ).stdout.strip()
-        return out.stdout.strip() + ("+dirty" if dirty else "")
+        commit = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no", check=False)
+        return commit + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -75,22 +72,9 @@ def code_version() -> str:
     """
     import subprocess
 
-    here = Path(__file__).resolve().parent
     try:
-        last = subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", "zeroopt", "applications"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=here.parent,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", "zeroopt", "applications"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=here.parent,
-        ).stdout.strip()
+        last = _git("log", "-1", "--format=%h", "--", "zeroopt", "applications")
+        dirty = _git("status", "--porcelain", "--untracked-files=no", "--", "zeroopt", "applications")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return (last or "unknown") + ("+dirty" if dirty else "")
