@@ -119,21 +119,27 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+def _wait_for_rows(db: Path, proc: subprocess.Popen[str], rows: int, timeout: float, poll: float = 0.1) -> int:
+    """Poll the database until ``rows`` attacks are stored (or the process ends); return how many are."""
+    seen = 0
+    deadline = time.monotonic() + timeout
+    while seen < rows and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(poll)
+        if db.exists():
+            try:
+                seen = len(stored_once(db))
+            except sqlite3.OperationalError:  # the table is not created yet
+                pass
+    return seen
+
+
 def test_ctrl_c_on_the_command_line_leaves_a_consistent_database(cache: Path, tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     env = {**os.environ, "ZEROOPT_CACHE": str(cache), "OMP_NUM_THREADS": "1"}
     args = ("attack", "-m", "digits-cnn", "-s", "rgf", "--n", "20", "-b", str(BUDGET), "--chunk", "2", "--db", str(db),
             "--no-progress", "--batch-size", "1")
     proc = _cli(*args, env=env)
-    rows = 0
-    deadline = time.monotonic() + 120
-    while rows < 4 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-        if db.exists():
-            try:
-                rows = len(stored_once(db))
-            except sqlite3.OperationalError:  # the table is not created yet
-                pass
+    _wait_for_rows(db, proc, 4, timeout=120, poll=0.05)
     assert proc.poll() is None, "the campaign finished before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
@@ -185,20 +191,6 @@ def test_ray_campaign_killed_midway_resumes_and_matches_the_local_executor_bit_f
     ours, local = results(path), results(local_db[0])
     differ = [k for k in local if ours.get(k) != local[k]]
     assert not differ, f"{len(differ)} inputs differ, e.g. {differ[:3]}"  # same seeds, batch_size=1: bit-identical
-
-
-def _wait_for_rows(db: Path, proc: subprocess.Popen[str], rows: int, timeout: float) -> int:
-    """Poll the database until ``rows`` attacks are stored (or the process ends); return how many are."""
-    seen = 0
-    deadline = time.monotonic() + timeout
-    while seen < rows and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
-        if db.exists():
-            try:
-                seen = len(stored_once(db))
-            except sqlite3.OperationalError:  # the table is not created yet
-                pass
-    return seen
 
 
 @pytest.mark.slow  # two real Ray clusters started from the command line: 40-65 s on 2 busy cores
