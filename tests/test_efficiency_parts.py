@@ -177,3 +177,36 @@ def test_a_flat_input_is_taken_for_tabular_features_not_a_signal() -> None:
     assert flat.shape is None and image.shape == (1, 28, 28)
     assert isinstance(make_sampler("low-frequency", flat), zeroopt.SphereDirections)
     assert isinstance(make_sampler("low-frequency", image), zeroopt.LowFrequencyDirections)
+
+
+@pytest.mark.parametrize("truth", [0.55, 0.97, 1.02, 3.0])  # far below, just below, just above, far above
+def test_galloping_local_search_finds_the_value_for_fewer_queries(truth: float) -> None:
+    """The local search around a hint of 1.0: galloping (growth 2) ends at the same value, to ε, as the
+    paper's fixed ratio, for no more queries near the hint and far fewer away from it."""
+    from applications.hardlabel.boundary import RaySearch
+
+    d, eps = 8, 1e-6
+    w = np.zeros(d)
+    w[0] = 1.0 / truth  # the boundary w·x = 1 lies at λ = truth along e_0
+    spent = {}
+    for growth in (1.0, 2.0):
+        group = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+        search = RaySearch(0, group.ray(0, np.eye(d)[0]), 1.0, eps, "local", growth=growth)
+        group.run([search])
+        assert search.done and search.value == pytest.approx(truth, abs=2 * eps)
+        assert search.value >= truth  # the adversarial end of the final bracket
+        spent[growth] = group.images[0].ledger.spent
+    if abs(truth - 1.0) < 0.05:
+        assert spent[2.0] <= spent[1.0] + 1
+    else:
+        assert spent[2.0] < 0.6 * spent[1.0]
+
+
+def test_local_growth_is_checked_and_reference_start_restores_the_paper() -> None:
+    from applications.hardlabel import REFERENCE_START
+    from applications.hardlabel.config import AttackConfig
+
+    assert REFERENCE_START["local_growth"] == 1.0
+    for bad in (0.5, float("inf"), "2", True):
+        with pytest.raises(ValueError, match="local_growth"):
+            AttackConfig(local_growth=bad).check()

@@ -111,8 +111,10 @@ def attack(
         starts toward pool examples of other classes (and, failing those, toward the batch's other inputs).
     n_classes
         Number of classes, when the model cannot tell (torch modules, callables); used to check labels.
-    local_ratio
-        Algorithm 1's widening ratio α of the local boundary search.
+    local_ratio, local_growth
+        Algorithm 1's widening ratio α of the local boundary search, and the factor by which it grows after
+        each step away from the hint: ``2`` (default) gallops, bracketing a value 30% below the hint in ~6
+        queries instead of ~35; ``1`` is the paper's fixed ratio (part of ``REFERENCE_START``).
     max_iter
         Optional cap on solver iterations per input.
     restarts, fresh_restarts
@@ -196,7 +198,8 @@ def attack(
                          QueryLedger(budget=int(budget) - reserve)) for i in range(n)]
     bar = progress_bar(progress, n * int(budget))
     group = BoundaryOracleGroup(_labels_checked(label_model, y, tgt), images, shape, (lo, hi), default_eps=eps0,
-                                ratio=cfg.local_ratio, on_round=None if bar is None else bar.update)
+                                ratio=cfg.local_ratio, growth=cfg.local_growth,
+                                on_round=None if bar is None else bar.update)
 
     def result(solver_results: list[Any], passed: Any) -> AttackResult:
         return AttackResult.from_images(images, shape, solver_results, label_model.calls - calls_before,

@@ -8,6 +8,7 @@ in the keywords :func:`~applications.hardlabel.attack` receives, so every keywor
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ import zeroopt
 from zeroopt.checks import check_budget, check_max_iter
 from zeroopt.descent import PAPER_BETA, PRESETS, REFERENCE_EPS_PER_BETA
 
-from .boundary import PAPER_LOCAL_RATIO
+from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_GROWTH, PAPER_LOCAL_RATIO
 from .bounds import check_inside, flat_bounds
 from .inputs import as_batch
 
@@ -36,9 +37,11 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 CHEAP_START: dict[str, Any] = {
     "initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30,
 }
-# The reference code's start, for reproducing the paper: 100 Gaussian directions, every adversarial one bisected.
+# The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
+# one bisected, and Algorithm 1's fixed widening ratio.
 REFERENCE_START: dict[str, Any] = {
     "initial_directions": "gaussian", "initial_selection": "bisect-all", "n_initial": N_INITIAL_DIRECTIONS,
+    "local_growth": PAPER_LOCAL_GROWTH,
 }
 #: The attack's default solver: the best composition in benchmarks/results/ablation ("rgf" is the paper's).
 DEFAULT_SOLVER = "sign-growing"
@@ -65,8 +68,9 @@ class AttackConfig:
         reference code's start: ``attack(..., **REFERENCE_START)``.
     n_classes, batch_size
         The model adapter.
-    local_ratio
-        The boundary search (Algorithm 1's ratio α).
+    local_ratio, local_growth
+        The boundary search: Algorithm 1's ratio α, and the factor it grows by after each step away from
+        the hint (default: galloping, ×2, which brackets a large change in a few queries; 1 is the paper's).
     max_iter, restarts, fresh_restarts
         The solver runs: a run that converged with budget left restarts (at most ``restarts`` times) from its
         best point while that pays, and — with ``fresh_restarts`` — from a new initial search once it does
@@ -83,6 +87,7 @@ class AttackConfig:
     target_pool: tuple[ArrayLike, ArrayLike] | None = None
     n_classes: int | None = None
     local_ratio: float = PAPER_LOCAL_RATIO
+    local_growth: float = GALLOPING_GROWTH
     max_iter: int | None = None
     verify: int = VERIFY_QUERIES
     restarts: int = MAX_RESTARTS
@@ -119,6 +124,9 @@ class AttackConfig:
         r = self.local_ratio
         if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)) or not 0 < r < 1:
             raise ValueError(f"local_ratio must be a number in (0, 1), got {r!r}")
+        g = self.local_growth
+        if isinstance(g, bool) or not isinstance(g, (int, float, np.integer, np.floating)) or not 1 <= g < math.inf:
+            raise ValueError(f"local_growth must be a finite number >= 1 (1: the paper's fixed ratio), got {g!r}")
         if self.preset not in PRESETS:
             raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {self.preset!r}")
         check_max_iter(self.max_iter)
