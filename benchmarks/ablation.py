@@ -45,6 +45,14 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "sign-growing + fresh restarts": ("sign-growing", {**CHEAP_START, "fresh_restarts": True}),
     "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**CHEAP_START, "fresh_restarts": True,
                                                                          "min_progress": 0.01}),
+    # The boundary search and the start (this session's parts; CHEAP_START now includes the galloping search).
+    "previous default (fixed-ratio search; first step 0.2)": ("sign-growing", {**CHEAP_START, "local_growth": 1.0,
+                                                                                "step": 0.2}),
+    "+ galloping search": ("sign-growing", {**CHEAP_START, "step": 0.2}),
+    "+ first step 1.0 (the default)": ("sign-growing", dict(CHEAP_START)),
+    "default + 5 uniform candidates": ("sign-growing", {**CHEAP_START, "n_initial": 25, "n_uniform": 5}),
+    "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**CHEAP_START, "n_initial": 25,
+                                                                            "n_uniform": 5, "race_iterations": 2}),
     "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
     "rgf with cheap start": ("rgf", dict(CHEAP_START)),
 }
@@ -124,11 +132,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/ablation"))
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                   help="where torch models run (auto: CUDA when present)")
     a = p.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
     import torch
 
     torch.set_num_threads(a.threads)
+    device = ("cuda" if torch.cuda.is_available() else "cpu") if a.device == "auto" else a.device
     cache = a.out / "runs"
     cache.mkdir(parents=True, exist_ok=True)
     from benchmarks.experiments import Plan, build
@@ -143,8 +154,10 @@ def main(argv: list[str] | None = None) -> None:
             if path.exists():
                 continue
             if exp is None:
-                exp = build(exp_name, Plan(n_ours=a.n, n_peers=a.n, budgets=(a.budget,)), seed=0)
+                exp = build(exp_name, Plan(n_ours=a.n, n_peers=a.n, budgets=(a.budget,)), seed=0,
+                            torch_device=device)
             rec = run_variant(exp, variant, a.n, a.budget, a.seed)
+            rec["device"] = device
             path.write_text(json.dumps(rec) + "\n")
             meds = "  ".join(f"{b}:{m:.3f}" for b, m in rec["median_at"].items())
             print(f"{exp_name:18s} {variant:38s} {meds}  ({rec['seconds']:.0f} s)", flush=True)

@@ -28,6 +28,10 @@ OTHERS = ("ours-sign", "ours-rgf", "ours-coordinate")
 EXPERIMENTS = "mnist-untargeted,cifar-untargeted,mnist-targeted,cifar-targeted,gbdt-higgs,gbdt-mnist"
 
 
+#: Issue #10's goal: at most this fraction of the best peer's median at each budget.
+GOAL = 0.9
+
+
 def budgets_for(experiment: str) -> tuple[int, ...]:
     """250 ... 50k; a tree ensemble's table adds the paper's budgets (Table 3) to the small ones."""
     if experiment in PAPER_GBDT:
@@ -59,6 +63,9 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
             best = min(peers, key=peers.get)
             out["best_peer"][b] = best
             out["ratio"][b] = out["medians"][ours][b] / peers[best]
+            # The goal's target, 0.9 x the best peer, may lie below the white-box floor: no attack reaches it.
+            floor = out["medians"].get("cw-l2", {}).get(b, np.nan)
+            out.setdefault("below_floor", {})[b] = bool(np.isfinite(floor) and GOAL * peers[best] < floor)
     return out
 
 
@@ -71,6 +78,10 @@ def markdown(t: dict, ours: str, command: str) -> str:
         lines.append(f"| {a} | " + " | ".join("—" if not np.isfinite(m[b]) else f"{m[b]:.3f}" for b in cols) + " |")
     lines.append(f"| **{ours} / best peer** | " + " | ".join(
         f"{t['ratio'][b]:.2f} ({t['best_peer'][b]})" if b in t["ratio"] else "—" for b in cols) + " |")
+    if any(t.get("below_floor", {}).values()):
+        lines.append(f"| {GOAL} × best peer < cw-l2? | " + " | ".join(
+            ("**yes**" if t["below_floor"][b] else "no") if b in t.get("below_floor", {}) else "—" for b in cols)
+            + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -95,7 +106,9 @@ def main(argv: list[str] | None = None) -> None:
             + ": one input per call, every query "
             "through the monitor; a returned point the harness does not label adversarial is a failure, inf). "
             "The last row is our default attack's median over the best peer's at that budget (goal: <= 0.90). "
-            "cw-l2 is the white-box floor. A dash: not run that far on every common input.", ""]
+            "cw-l2 is the white-box floor; where 0.9 x the best peer lies below it (row '< cw-l2?': yes), the goal "
+            "asks for less than the white-box attack's median, which no attack can be expected to reach. "
+            "A dash: not run that far on every common input.", ""]
     text += [markdown(t, a.ours, command) for t in tables]
     a.out.write_text("\n".join(text))
     a.out.with_suffix(".json").write_text(json.dumps(tables, indent=1) + "\n")

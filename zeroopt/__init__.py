@@ -14,6 +14,7 @@ runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing ora
 """
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
+from .box import BoxDirections
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
 from .descent import DescentOptions, check_positive, descent_solver, preset_for, unit_sphere_steps
 from .directions import (
@@ -57,6 +58,7 @@ from .parts import (
     unit_sphere,
 )
 from .problems import NoisyOracle, Problem
+from .racing import RACE_ITERATIONS, Start, race
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
     SolverContext,
@@ -89,4 +91,6 @@ __all__ = [
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
     # restarts: a crawling run converges, a spent basin is left for a fresh start
     "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart",
+    # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts
+    "BoxDirections", "RACE_ITERATIONS", "Start", "race",
 ]

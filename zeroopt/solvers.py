@@ -165,6 +165,10 @@ def _make_sign(opts: SignOptions, ctx: SolverContext) -> ComposedSolver:
 #: sign-growing's first estimate: 20 comparisons, growing like √t to Sign-OPT's K (HopSkipJump grows from
 #: 100 the same way; 20 lets a budget of a few hundred queries take several steps).
 GROWING_Q_START = 20
+#: sign-growing's first step on the unit sphere: the size the reference code resets its step to (not its
+#: initial 0.2): the first iterates are far from the optimum, where a step 0.2 needs several doublings (each an
+#: evaluation of the objective) before it moves as far as the line search wants.
+GROWING_STEP = REFERENCE_STEP_RESET
 #: sign-growing converges once the second half of a run gained less than 1%, so that the attack's restarts
 #: (``zeroopt.solve_many`` with fresh starts) spend what is left on another basin rather than on a crawl.
 GROWING_MIN_PROGRESS = 0.01
@@ -180,8 +184,12 @@ class SignGrowingOptions(SignOptions):
     min_progress: float | None = GROWING_MIN_PROGRESS
 
 
+def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
+    return {**_sign_defaults(context), "step": GROWING_STEP} if context.unit_sphere else {}
+
+
 @register_solver("sign-growing", SignGrowingOptions,
                  "Sign-OPT-style descent whose comparisons per estimate grow like √t (cheap early steps)",
-                 defaults=_sign_defaults)
+                 defaults=_sign_growing_defaults)
 def _make_sign_growing(opts: SignGrowingOptions, ctx: SolverContext) -> ComposedSolver:
     return descent_solver("sign-growing", opts, sign_of_difference, context=ctx)

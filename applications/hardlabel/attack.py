@@ -104,6 +104,11 @@ def attack(
         one is picked (``"tournament"``: knocked out at shared radii, only the winner bisected;
         ``"bisect-all"``: the reference code's). ``**REFERENCE_START`` gives the reference code's start (100
         Gaussian directions, all bisected).
+    n_uniform, race_iterations
+        Untargeted attacks also try ``n_uniform`` directions toward uniform random points of the input domain
+        (HopSkipJump's start: :class:`zeroopt.BoxDirections`), searched as a family of their own; the best
+        of each family then runs ``race_iterations`` solver iterations and the one that got lowest goes on
+        (:func:`zeroopt.race`; 0: the lowest candidate goes on, no race).
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
         are used), or a dataset ``(x, y)`` from which examples of each target class are drawn. For untargeted
@@ -211,12 +216,12 @@ def attack(
     try:
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
         todo = already_adversarial(group)
-        members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context)
+        members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context, built)
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left (once a
         # run's basin is spent, from a new initial search).
         fresh = None
         if cfg.fresh_restarts:
-            fresh = fresh_initial_search(group, members, rngs, cfg, shape, tgt, eps0, context)
+            fresh = fresh_initial_search(group, members, rngs, cfg, shape, tgt, eps0, context, built)
         try:
             runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members,
                                       f0=g0, f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts,

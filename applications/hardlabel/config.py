@@ -35,13 +35,14 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # "multi-scale" mixture (low-frequency bands and the full space) is better on the CIFAR ResNet up to 1k queries
 # but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
 CHEAP_START: dict[str, Any] = {
-    "initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30,
+    "initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30, "n_uniform": 0,
+    "race_iterations": 0,
 }
 # The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
 # one bisected, and Algorithm 1's fixed widening ratio.
 REFERENCE_START: dict[str, Any] = {
     "initial_directions": "gaussian", "initial_selection": "bisect-all", "n_initial": N_INITIAL_DIRECTIONS,
-    "local_growth": PAPER_LOCAL_GROWTH,
+    "local_growth": PAPER_LOCAL_GROWTH, "n_uniform": 0, "race_iterations": 0,
 }
 #: The attack's default solver: the best composition in benchmarks/results/ablation ("rgf" is the paper's).
 DEFAULT_SOLVER = "sign-growing"
@@ -66,6 +67,9 @@ class AttackConfig:
         (``"gaussian"`` is the reference code's), how the best is picked (``"tournament"`` or the reference
         code's ``"bisect-all"``), and where targeted starts come from. :data:`REFERENCE_START` restores the
         reference code's start: ``attack(..., **REFERENCE_START)``.
+    n_uniform, race_iterations
+        Untargeted candidates toward uniform points of the input domain (a family of their own), and the
+        iterations of the race between the families' winners (:func:`zeroopt.race`; 0: no race).
     n_classes, batch_size
         The model adapter.
     local_ratio, local_growth
@@ -83,6 +87,8 @@ class AttackConfig:
     n_initial: int = CHEAP_START["n_initial"]
     initial_directions: str = CHEAP_START["initial_directions"]
     initial_selection: str = CHEAP_START["initial_selection"]
+    n_uniform: int = CHEAP_START["n_uniform"]
+    race_iterations: int = CHEAP_START["race_iterations"]
     target_examples: ArrayLike | None = None
     target_pool: tuple[ArrayLike, ArrayLike] | None = None
     n_classes: int | None = None
@@ -121,6 +127,10 @@ class AttackConfig:
         n = self.n_initial
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
             raise ValueError(f"n_initial must be a positive integer, got {n!r}")
+        for name in ("n_uniform", "race_iterations"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
         r = self.local_ratio
         if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)) or not 0 < r < 1:
             raise ValueError(f"local_ratio must be a number in (0, 1), got {r!r}")

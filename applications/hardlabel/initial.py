@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from zeroopt import DirectionSampler, FreshStart, SolverContext, make_sampler
+from zeroopt import BoxDirections, ComposedSolver, DirectionSampler, FreshStart, SolverContext, make_sampler, race
 
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
@@ -20,7 +20,7 @@ from .tournament import tournament
 
 __all__ = [
     "already_adversarial", "fallback_candidates", "flat_pool", "fresh_initial_search", "initial_candidates",
-    "initial_directions", "initial_search",
+    "initial_directions", "initial_search", "uniform_candidates",
 ]
 
 SELECTIONS = ("tournament", "bisect-all")
@@ -81,6 +81,18 @@ def initial_candidates(
                 raise ValueError(f"target_pool holds no example of target class {tgt[i]} (input {i})")
         pick = rngs[i].permutation(len(pool))[:n_initial]
         out[i] = pool[pick] - images[i].x0
+    return out
+
+
+def uniform_candidates(
+    group: BoundaryOracleGroup, todo: list[int], rngs: list[np.random.Generator], n_uniform: int
+) -> dict[int, NDArray[np.float64]]:
+    """``n_uniform`` candidates θ = z − x0 per input, z uniform in the input domain (HopSkipJump's start):
+    :class:`zeroopt.BoxDirections` offsets, probed at z itself."""
+    out: dict[int, NDArray[np.float64]] = {}
+    for i in todo:
+        x0 = group.images[i].x0
+        out[i] = BoxDirections(group.lo - x0, group.hi - x0).offsets(rngs[i], n_uniform, x0.size)
     return out
 
 
@@ -183,20 +195,44 @@ def initial_directions(
     tgt: NDArray[np.int64] | None,
     eps: float,
     context: SolverContext | None = None,
+    solver: ComposedSolver | None = None,
 ) -> tuple[list[int], list[NDArray[np.float64]], list[float]]:
     """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
 
-    ``config`` supplies ``n_initial``, ``target_examples`` and ``target_pool`` (an :class:`AttackConfig`).
-    Returns ``(inputs, unit directions, values)``, aligned.
+    ``config`` supplies ``n_initial``, ``n_uniform``, ``race_iterations``, ``target_examples`` and
+    ``target_pool`` (an :class:`AttackConfig`). Each family of candidates (the sampler's, and for untargeted
+    attacks ``n_uniform`` toward uniform points of the domain) joins one search, whose winner is θ0; with a
+    ``solver`` and ``race_iterations > 0`` each family is searched on its own and the families' winners race
+    (:func:`zeroopt.race`): the one that got lowest is θ0. Returns ``(inputs, unit directions, values)``.
     """
     dim = int(np.prod(shape))
     examples, pool = flat_pool(config.target_examples, config.target_pool, dim)
     sampler = None if config.initial_directions == "gaussian" else make_sampler(config.initial_directions, context)
-    candidates = initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool, sampler)
+    families = [initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool, sampler)]
+    if tgt is None and config.n_uniform > 0:
+        families.append(uniform_candidates(group, todo, rngs, config.n_uniform))
     fallback = fallback_candidates(group.images, todo, rngs, config.n_initial, tgt, pool)
-    theta0 = initial_search(group, candidates, fallback, eps, config.initial_selection)
-    members = [i for i in todo if i in theta0 and group.images[i].ledger.remaining > 0]
-    return members, [theta0[i][0] for i in members], [theta0[i][1] for i in members]
+    racing = solver is not None and config.race_iterations > 0
+    if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
+        families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
+    winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
+    for candidates in families:
+        for i, (theta, value) in initial_search(group, candidates, {}, eps, config.initial_selection).items():
+            winners[i].append((theta, value, eps))
+    missing = {i: fallback[i] for i in todo if not winners[i] and len(fallback.get(i, ()))}
+    if missing:  # every family failed: directions toward inputs of other classes
+        for i, (theta, value) in initial_search(group, missing, {}, eps, config.initial_selection).items():
+            winners[i].append((theta, value, eps))
+    found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
+    if racing:
+        assert solver is not None
+        starts = race(solver, [winners[i] for i in found], group, rngs=[rngs[i] for i in found], members=found,
+                      iterations=config.race_iterations)
+    else:
+        starts = [min(winners[i], key=lambda s: s[1]) for i in found]
+    members = [i for i, s in zip(found, starts, strict=True) if s is not None and group.images[i].ledger.remaining > 0]
+    best = {i: s for i, s in zip(found, starts, strict=True) if s is not None}
+    return members, [best[i][0] / np.linalg.norm(best[i][0]) for i in members], [best[i][1] for i in members]
 
 
 def fresh_initial_search(
@@ -208,13 +244,14 @@ def fresh_initial_search(
     tgt: NDArray[np.int64] | None,
     eps: float,
     context: SolverContext | None = None,
+    solver: ComposedSolver | None = None,
 ) -> FreshStart:
     """``fresh_start`` for :func:`zeroopt.solve_many`: a new :func:`initial_directions` search (new candidates
     from each input's generator) for the runs whose basin is spent; run ``k`` attacks input ``members[k]``."""
 
     def fresh_start(runs: list[int]) -> list[tuple[NDArray[np.float64], float, float] | None]:
         inputs = [members[k] for k in runs]
-        found, thetas, values = initial_directions(group, inputs, rngs, config, shape, tgt, eps, context)
+        found, thetas, values = initial_directions(group, inputs, rngs, config, shape, tgt, eps, context, solver)
         got = {i: (t, v, eps) for i, t, v in zip(found, thetas, values, strict=True)}
         return [got.get(i) for i in inputs]
 
