@@ -72,7 +72,7 @@ def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[
     t0 = time.perf_counter()
     res = attack(exp.label_fn, batch.x0, batch.y0, target=batch.target, budget=budget, solver=solver, seed=seed,
                  bounds=batch.bounds, n_classes=batch.n_classes, **opts)
-    cols = [b for b in BUDGETS if b <= budget]
+    cols = sorted({b for b in BUDGETS if b <= budget} | {budget})  # the run's own budget too
     at = {str(b): [float(v) for v in res.distortion_at(b)] for b in cols}
     return {
         "experiment": exp.name, "variant": variant, "solver": solver,
@@ -100,24 +100,31 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
              "suite (one input per call, query monitor) is the reference for headline figures.", ""]
     summary = {}
     for exp_name, recs in sorted(by_exp.items()):
-        recs.sort(key=lambda r: list(VARIANTS).index(r["variant"]) if r["variant"] in VARIANTS else 99)
+        recs.sort(key=lambda r: (list(VARIANTS).index(r["variant"]) if r["variant"] in VARIANTS else 99, r["seed"]))
         cols = sorted({int(b) for r in recs for b in r["median_at"]})
-        lines += [f"## {exp_name} (n = {recs[0]['n']}, seed {recs[0]['seed']})", "",
+        seeds = sorted({r["seed"] for r in recs})
+        if len(seeds) > 1:  # one row per variant and seed, labelled with its seed
+            for r in recs:
+                r["variant_label"] = f"{r['variant']} (seed {r['seed']})"
+        lines += [f"## {exp_name} (n = {recs[0]['n']}, seed{'s' if len(seeds) > 1 else ''} "
+                  f"{', '.join(map(str, seeds))})", "",
                   "| variant | solver | " + " | ".join(f"{c:,}" for c in cols) + " | success |",
                   "|---|---|" + "---|" * len(cols) + "---|"]
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for r in recs:
             med = [r["median_at"].get(str(c), float("nan")) for c in cols]
-            lines.append(f"| {r['variant']} | `{r['solver']}` | " + " | ".join(f"{m:.3f}" for m in med)
+            label = r.get("variant_label", r["variant"])
+            lines.append(f"| {label} | `{r['solver']}` | " + " | ".join(f"{m:.3f}" for m in med)
                          + f" | {r['success']:.0%} |")
-            ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o", label=r["variant"])
+            ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o",
+                    label=r.get("variant_label", r["variant"]))
         ax.set(xscale="log", yscale="log", xlabel="queries", ylabel="median L2", title=exp_name)
         ax.legend(fontsize=7)
         fig.tight_layout()
         save_figure(fig, out / f"ablation_{exp_name}.png")
         plt.close(fig)
         lines += ["", f"![{exp_name}](ablation_{exp_name}.png)", ""]
-        summary[exp_name] = [{k: r[k] for k in ("variant", "solver", "options", "n", "budget", "success",
+        summary[exp_name] = [{k: r[k] for k in ("variant", "solver", "options", "n", "budget", "seed", "success",
                                                 "median_at")} for r in recs]
     (out / "README.md").write_text("\n".join(lines) + "\n")
     (out / "ablation.json").write_text(json.dumps(summary, indent=1) + "\n")

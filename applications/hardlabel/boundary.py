@@ -26,9 +26,12 @@ __all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
 PAPER_LOCAL_RATIO = 0.01  # Algorithm 1's increase/decrease ratio α
 #: Algorithm 1 widens its bracket by the same ratio α at every step (growth 1): a value 30% below the hint
 #: costs ~35 queries before the binary search starts. Galloping (the ratio doubles after each step) brackets
-#: it in ~6, and costs at most one query more for a value within 2α of the hint.
+#: it in ~8.
 PAPER_LOCAL_GROWTH = 1.0
 GALLOPING_GROWTH = 2.0
+#: Steps taken at α itself before the ratio grows: a value within ~2α of its hint (most of them late in a run)
+#: then costs exactly what Algorithm 1 costs, where galloping from the first step costs one query more.
+STEPS_BEFORE_GROWTH = 2
 #: A downward step never goes below half the current bracket's end (so λ stays positive).
 MAX_DOWN_RATIO = 0.5
 Bound = float | NDArray[np.float64]  # a scalar bound, or one per flat feature (see .bounds.flat_bounds)
@@ -64,8 +67,8 @@ class RaySearch:
     Modes: ``"local"`` (Algorithm 1 around a hint, censored at ``cap``), ``"global"`` (known adversarial at
     ``start``: bisect [0, start]; when ``start`` exceeds ``cap`` first check at ``cap``), ``"compare"``
     (a single query at ``start``). A global search whose ``start`` is below ``cap`` costs no query to start.
-    A local search's steps away from its hint are ``ratio`` at first, multiplied by ``growth`` after each
-    step (1: the paper's fixed ratio; 2: galloping).
+    A local search's steps away from its hint are ``ratio`` for the first :data:`STEPS_BEFORE_GROWTH`, then
+    multiplied by ``growth`` after each step (1: the paper's fixed ratio; 2: galloping).
     """
 
     owner: int
@@ -86,6 +89,7 @@ class RaySearch:
     aborted: bool = False
     below: bool = False
     step_ratio: float = field(default=0.0, repr=False)  # the local search's current widening ratio
+    steps: int = field(default=0, repr=False)  # steps taken away from the hint so far
 
     def __post_init__(self) -> None:
         self.step_ratio = self.ratio
@@ -150,7 +154,8 @@ class RaySearch:
             return
         if self.phase == "down":
             if adversarial:
-                self.step_ratio = min(self.step_ratio * self.growth, MAX_DOWN_RATIO)
+                self._widen()
+                self.step_ratio = min(self.step_ratio, MAX_DOWN_RATIO)
                 self.hi, self.nxt = lam, lam * (1 - self.step_ratio)
             else:
                 self.lo = lam
@@ -163,14 +168,20 @@ class RaySearch:
             self.lo = lam
         self._bisect_or_finish()
 
+    def _widen(self) -> None:
+        """After each step away from the hint: the ratio grows by ``growth`` once STEPS_BEFORE_GROWTH are taken."""
+        self.steps += 1
+        if self.steps >= STEPS_BEFORE_GROWTH:
+            self.step_ratio *= self.growth
+
     def _step_up(self, first: bool = False) -> None:
         assert self.ray is not None
         if self.lo >= self.cap or self.lo >= self.ray.lam_max:
             # Censored above the cap, or no adversarial point along this ray inside the bounds.
             self._finish(math.inf)
             return
-        if not first:  # the first step up uses α itself; each later one widens by `growth`
-            self.step_ratio *= self.growth
+        if not first:
+            self._widen()
         self.nxt = min(self.lo * (1 + self.step_ratio), self.ray.lam_max, max(self.cap, self.lo))
 
 
