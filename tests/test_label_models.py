@@ -361,3 +361,25 @@ def test_label_model_passes_through(net: torch.nn.Module) -> None:
     with pytest.raises(ValueError, match="n_classes=5 was given"):
         as_label_model(model, n_classes=5)
     assert "calls=0" in repr(model)
+
+
+def test_torch_model_runs_without_tf32_and_the_flags_come_back() -> None:
+    """TF32 moves a GPU's logits by ~1e-3, far more than a boundary search's ~1e-6: the adapter turns it off
+    for the model's call only (on a CPU the flags change nothing, but they are what a GPU would read)."""
+    seen: list[tuple[bool, bool]] = []
+
+    class Spy(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            seen.append((torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32))
+            return torch.stack([x.flatten(1).sum(1), -x.flatten(1).sum(1)], dim=1)
+
+    cudnn, matmul = torch.backends.cudnn, torch.backends.cuda.matmul
+    before = (cudnn.allow_tf32, matmul.allow_tf32)
+    cudnn.allow_tf32 = matmul.allow_tf32 = True
+    try:
+        labels = as_label_model(Spy(), n_classes=2)(np.ones((3, 4), dtype=np.float32))
+        assert labels.tolist() == [0, 0, 0]
+        assert seen == [(False, False)]
+        assert (cudnn.allow_tf32, matmul.allow_tf32) == (True, True)
+    finally:
+        cudnn.allow_tf32, matmul.allow_tf32 = before

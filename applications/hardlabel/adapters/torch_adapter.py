@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -10,7 +12,7 @@ import torch
 
 from .base import Batch, LabelModel, ModelOutputError, decode_labels_or_scores, describe
 
-__all__ = ["torch_label_model"]
+__all__ = ["exact_float32", "torch_label_model"]
 
 
 def _module_placement(module: torch.nn.Module) -> tuple[torch.device | None, torch.dtype]:
@@ -23,6 +25,25 @@ def _module_placement(module: torch.nn.Module) -> tuple[torch.device | None, tor
         if tensor.is_floating_point():
             return device, tensor.dtype
     return device, dtype
+
+
+@contextmanager
+def exact_float32() -> Iterator[None]:
+    """Float32 convolutions and matrix products without TF32 for the duration (the previous flags restored).
+
+    cuDNN runs float32 convolutions in TF32 (a 10-bit mantissa) by default on Ampere and later GPUs, which
+    moves logits by ~1e-3. A boundary search works ~1e-6 from the decision boundary, so with TF32 its labels
+    depend on the batch a point was sent in: on a lent H200 the default attack's CIFAR-10 median at 1k queries
+    was 0.630 with TF32 and 0.274 without, and 3.3% of best points failed the final re-check
+    (``benchmarks/results/hardlabel/h200/tf32.md``). CPUs never use TF32; there the flags change nothing.
+    """
+    cudnn, matmul = torch.backends.cudnn, torch.backends.cuda.matmul
+    before = (cudnn.allow_tf32, matmul.allow_tf32)
+    cudnn.allow_tf32 = matmul.allow_tf32 = False
+    try:
+        yield
+    finally:
+        cudnn.allow_tf32, matmul.allow_tf32 = before
 
 
 def torch_label_model(
@@ -54,7 +75,7 @@ def torch_label_model(
             if not (chunk.flags.c_contiguous and chunk.flags.writeable):
                 chunk = np.array(chunk, order="C")
             chunk = torch.from_numpy(chunk)
-        with torch.inference_mode():
+        with torch.inference_mode(), exact_float32():
             return module(chunk.to(device=run_on, dtype=dtype))
 
     def decode(raw: Any, n: int) -> tuple[np.ndarray, int | None]:
