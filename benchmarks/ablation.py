@@ -50,6 +50,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
                                                                                 "step": 0.2}),
     "+ galloping search": ("sign-growing", {**CHEAP_START, "step": 0.2}),
     "+ first step 1.0 (the default)": ("sign-growing", dict(CHEAP_START)),
+    "first step 1.0 without the galloping search": ("sign-growing", {**CHEAP_START, "local_growth": 1.0}),
     "default + 5 uniform candidates": ("sign-growing", {**CHEAP_START, "n_initial": 25, "n_uniform": 5}),
     "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**CHEAP_START, "n_initial": 25,
                                                                             "n_uniform": 5, "race_iterations": 2}),
