@@ -34,6 +34,9 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # bisected — about 100 queries instead of the reference code's 300-400 (benchmarks/results/ablation). The
 # "multi-scale" mixture (low-frequency bands and the full space) is better on the CIFAR ResNet up to 1k queries
 # but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
+# Neither are uniform candidates (n_uniform, HopSkipJump's start: far better on both CNNs at 250-500 queries, worse
+# on MNIST from 1k and on GBDT MNIST) nor the race between families (race_iterations: wins on GBDT MNIST, loses on
+# both CNNs) — benchmarks/results/ablation/race/.
 CHEAP_START: dict[str, Any] = {
     "initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30, "n_uniform": 0,
     "race_iterations": 0,
