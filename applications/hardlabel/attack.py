@@ -118,8 +118,9 @@ def attack(
         Number of classes, when the model cannot tell (torch modules, callables); used to check labels.
     local_ratio, local_growth
         Algorithm 1's widening ratio α of the local boundary search, and the factor by which it grows after
-        each step away from the hint: ``2`` (default) gallops, bracketing a value 30% below the hint in ~6
-        queries instead of ~35; ``1`` is the paper's fixed ratio (part of ``REFERENCE_START``).
+        each step away from the hint: ``2`` (default) gallops, so a value 30% below the hint costs 26
+        queries instead of 50 (bracketed in 7 instead of 36); ``1`` is the paper's fixed ratio (part of
+        ``REFERENCE_START``).
     max_iter
         Optional cap on solver iterations per input.
     restarts, fresh_restarts
