@@ -90,3 +90,21 @@ def test_uniform_candidates_are_probed_inside_the_input_domain() -> None:
     uniform = first[1:]
     assert np.all((uniform >= 0) & (uniform <= 1))
     assert uniform.std() > 0.2  # spread over [0, 1], not around x0
+
+
+@pytest.mark.parametrize(("n_uniform", "race_iterations"), [(0, 0), (3, 2)])
+def test_inputs_no_random_direction_serves_start_toward_the_other_inputs(n_uniform: int, race_iterations: int) -> None:
+    """Class 1 is a small ball around the second input: from the first, no random or uniform candidate reaches
+    it, so the start falls back to the direction toward the other input, and ends at the ball's surface."""
+    d, radius = 16, 0.5
+    x = np.stack([np.full(d, 0.2), np.full(d, 0.8)])
+
+    def model(z: np.ndarray) -> np.ndarray:
+        return (np.linalg.norm(z.reshape(len(z), -1) - x[1], axis=1) < radius).astype(np.int64)
+
+    y = model(x)
+    assert y.tolist() == [0, 1]
+    res = attack(model, x, y, budget=1000, seed=0, n_classes=2, n_uniform=n_uniform, race_iterations=race_iterations)
+    assert res.success.all() and np.all(res.queries <= 1000)
+    gap = float(np.linalg.norm(x[1] - x[0])) - radius  # the ball's surface along the segment between the inputs
+    assert gap <= res.distortion[0] <= gap * 1.01

@@ -143,15 +143,13 @@ def _probe(
 def initial_search(
     group: BoundaryOracleGroup,
     candidates: dict[int, NDArray[np.float64]],
-    fallback: dict[int, NDArray[np.float64]],
     eps: float,
     selection: str = "bisect-all",
 ) -> dict[int, tuple[NDArray[np.float64], float]]:
-    """The reference code's initialisation, batched, with a fallback.
+    """The reference code's initialisation, batched.
 
-    One query per candidate tells which candidate points are adversarial; inputs for which none is try
-    their ``fallback`` candidates (directions toward inputs of other classes: the authors' MNIST network,
-    for one, labels every random-noise direction from an "8" as "8"). The adversarial candidates are then
+    One query per candidate tells which candidate points are adversarial; inputs for which none is are left
+    out of the answer (:func:`initial_directions` then tries their fallback). The adversarial candidates are then
     bisected towards x0 in chunks, each direction first checked at the best distance so far (one query
     prunes it). With ``selection="tournament"`` they are instead knocked out at shared radii and only the
     winner is bisected (:func:`~applications.hardlabel.tournament.tournament`: far fewer queries).
@@ -159,9 +157,6 @@ def initial_search(
     if selection not in SELECTIONS:
         raise ValueError(f"initial_selection must be one of {SELECTIONS}, got {selection!r}")
     hits = _probe(group, candidates)
-    retry = {i: fallback[i] for i, h in hits.items() if not h and len(fallback.get(i, ()))}
-    if retry:
-        hits.update(_probe(group, retry))
     if selection == "tournament":
         return tournament(group, hits, eps)
     best: dict[int, tuple[NDArray[np.float64], float]] = {}
@@ -217,11 +212,13 @@ def initial_directions(
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
     for candidates in families:
-        for i, (theta, value) in initial_search(group, candidates, {}, eps, config.initial_selection).items():
+        for i, (theta, value) in initial_search(group, candidates, eps, config.initial_selection).items():
             winners[i].append((theta, value, eps))
     missing = {i: fallback[i] for i in todo if not winners[i] and len(fallback.get(i, ()))}
-    if missing:  # every family failed: directions toward inputs of other classes
-        for i, (theta, value) in initial_search(group, missing, {}, eps, config.initial_selection).items():
+    if missing:
+        # Every family failed: directions toward inputs of other classes (the authors' MNIST network, for one,
+        # labels every random-noise direction from an "8" as "8").
+        for i, (theta, value) in initial_search(group, missing, eps, config.initial_selection).items():
             winners[i].append((theta, value, eps))
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
     if racing:
