@@ -4,7 +4,8 @@ On a lent H200, 2.5-4.5% of CIFAR-10 best points failed the final re-check (labe
 call, not alone), never on the CPU (``benchmarks/results/ablation/h200-search-and-start``). cuDNN runs float32
 convolutions in TF32 by default on Ampere and later GPUs (``torch.backends.cudnn.allow_tf32``), whose 10-bit
 mantissa moves logits by ~1e-3: more than the re-check's margin. This runs the default attack on the same
-inputs with TF32 allowed and disallowed and writes success and medians to JSON:
+inputs with TF32 allowed (turned on inside the model's forward, since the torch adapter now turns it off around
+every call) and disallowed, and writes success and medians to JSON:
 
     ZEROOPT_SHARED=/path/to/shared python -m benchmarks.gpu_recheck --n 150 --budget 1000 --out result.json
 """
@@ -18,20 +19,37 @@ import time
 import numpy as np
 import torch
 
-from benchmarks.experiments import Plan, build
+from benchmarks.experiments import Experiment, Plan, build
 
 
-def run(n: int, budget: int, tf32: bool, device: str) -> dict:
-    from applications.hardlabel import attack
+class WithTF32(torch.nn.Module):
+    """The wrapped model run with TF32 allowed inside its forward (PyTorch's default on recent GPUs): the
+    attack's adapter turns TF32 off around every call, so a measurement of TF32 must turn it back on inside."""
 
-    torch.backends.cudnn.allow_tf32 = tf32
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    exp = build("cifar-untargeted", Plan(n_ours=n, n_peers=n, budgets=(budget,)), seed=0, torch_device=device)
+    def __init__(self, inner: torch.nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        cudnn, matmul = torch.backends.cudnn, torch.backends.cuda.matmul
+        before = (cudnn.allow_tf32, matmul.allow_tf32)
+        cudnn.allow_tf32 = matmul.allow_tf32 = True
+        try:
+            return self.inner(x)
+        finally:
+            cudnn.allow_tf32, matmul.allow_tf32 = before
+
+
+def run(exp: Experiment, n: int, budget: int, tf32: bool) -> dict:
+    from applications.hardlabel import as_label_model, attack
+
+    assert exp.torch_model is not None
+    model = as_label_model(WithTF32(exp.torch_model) if tf32 else exp.torch_model, n_classes=exp.n_classes)
     batch = exp.batch(list(range(n)))
     t0 = time.perf_counter()
-    res = attack(exp.label_fn, batch.x0, batch.y0, budget=budget, seed=0, bounds=batch.bounds,
-                 n_classes=batch.n_classes)
+    res = attack(model, batch.x0, batch.y0, budget=budget, seed=0, bounds=batch.bounds, n_classes=batch.n_classes)
     found = np.isfinite(res.distortion_at(budget))
+    device = str(next(exp.torch_model.parameters()).device)
     return {"tf32": tf32, "device": device, "n": n, "budget": budget, "found": float(found.mean()),
             "success": float(res.success.mean()), "median_at_budget": float(np.median(res.distortion_at(budget))),
             "seconds": time.perf_counter() - t0}
@@ -44,7 +62,8 @@ def main() -> None:
     p.add_argument("--out", default=None)
     a = p.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    rows = [run(a.n, a.budget, tf32, device) for tf32 in (True, False)]
+    exp = build("cifar-untargeted", Plan(n_ours=a.n, n_peers=a.n, budgets=(a.budget,)), seed=0, torch_device=device)
+    rows = [run(exp, a.n, a.budget, tf32) for tf32 in (True, False)]
     for r in rows:
         print(json.dumps(r), flush=True)
     if a.out:
