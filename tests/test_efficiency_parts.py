@@ -210,3 +210,7 @@ def test_local_growth_is_checked_and_reference_start_restores_the_paper() -> Non
     for bad in (0.5, float("inf"), "2", True):
         with pytest.raises(ValueError, match="local_growth"):
             AttackConfig(local_growth=bad).check()
+    for name in ("n_uniform", "race_iterations"):
+        for bad in (-1, 1.5, True):
+            with pytest.raises(ValueError, match=name):
+                AttackConfig(**{name: bad}).check()

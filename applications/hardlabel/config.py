@@ -114,7 +114,7 @@ class AttackConfig:
 
     def check(self) -> None:
         """Raise ``ValueError`` for a malformed value, before any query."""
-        for name in ("verify", "restarts"):
+        for name in ("verify", "restarts", "n_uniform", "race_iterations"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
@@ -130,10 +130,6 @@ class AttackConfig:
         n = self.n_initial
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
             raise ValueError(f"n_initial must be a positive integer, got {n!r}")
-        for name in ("n_uniform", "race_iterations"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
         r = self.local_ratio
         if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)) or not 0 < r < 1:
             raise ValueError(f"local_ratio must be a number in (0, 1), got {r!r}")
