@@ -31,13 +31,10 @@ class WithTF32(torch.nn.Module):
         self.inner = inner
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        cudnn, matmul = torch.backends.cudnn, torch.backends.cuda.matmul
-        before = (cudnn.allow_tf32, matmul.allow_tf32)
-        cudnn.allow_tf32 = matmul.allow_tf32 = True
-        try:
+        from applications.hardlabel.adapters.torch_adapter import tf32
+
+        with tf32(True):
             return self.inner(x)
-        finally:
-            cudnn.allow_tf32, matmul.allow_tf32 = before
 
 
 def run(exp: Experiment, n: int, budget: int, tf32: bool) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,7 @@ import torch
 
 from .base import Batch, LabelModel, ModelOutputError, decode_labels_or_scores, describe
 
-__all__ = ["exact_float32", "torch_label_model"]
+__all__ = ["exact_float32", "tf32", "torch_label_model"]
 
 
 def _module_placement(module: torch.nn.Module) -> tuple[torch.device | None, torch.dtype]:
@@ -28,7 +28,18 @@ def _module_placement(module: torch.nn.Module) -> tuple[torch.device | None, tor
 
 
 @contextmanager
-def exact_float32() -> Iterator[None]:
+def tf32(allowed: bool) -> Iterator[None]:
+    """TF32 allowed or not for float32 convolutions and matrix products for the duration (flags restored after)."""
+    cudnn, matmul = torch.backends.cudnn, torch.backends.cuda.matmul
+    before = (cudnn.allow_tf32, matmul.allow_tf32)
+    cudnn.allow_tf32 = matmul.allow_tf32 = allowed
+    try:
+        yield
+    finally:
+        cudnn.allow_tf32, matmul.allow_tf32 = before
+
+
+def exact_float32() -> AbstractContextManager[None]:
     """Float32 convolutions and matrix products without TF32 for the duration (the previous flags restored).
 
     cuDNN runs float32 convolutions in TF32 (a 10-bit mantissa) by default on Ampere and later GPUs, which
@@ -37,13 +48,7 @@ def exact_float32() -> Iterator[None]:
     was 0.630 with TF32 and 0.274 without, and 3.3% of best points failed the final re-check
     (``benchmarks/results/hardlabel/h200/tf32.md``). CPUs never use TF32; there the flags change nothing.
     """
-    cudnn, matmul = torch.backends.cudnn, torch.backends.cuda.matmul
-    before = (cudnn.allow_tf32, matmul.allow_tf32)
-    cudnn.allow_tf32 = matmul.allow_tf32 = False
-    try:
-        yield
-    finally:
-        cudnn.allow_tf32, matmul.allow_tf32 = before
+    return tf32(False)
 
 
 def torch_label_model(
