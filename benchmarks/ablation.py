@@ -45,12 +45,15 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "sign-growing + fresh restarts": ("sign-growing", {**CHEAP_START, "fresh_restarts": True}),
     "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**CHEAP_START, "fresh_restarts": True,
                                                                          "min_progress": 0.01}),
-    # The boundary search and the start (this session's parts; CHEAP_START now includes the galloping search).
+    # The boundary search and the start (CHEAP_START includes the galloping search), with the absolute ε = β/500
+    # they were measured with; then the relative precision (sign-growing's default on the unit sphere since).
     "previous default (fixed-ratio search; first step 0.2)": ("sign-growing", {**CHEAP_START, "local_growth": 1.0,
-                                                                                "step": 0.2}),
-    "+ galloping search": ("sign-growing", {**CHEAP_START, "step": 0.2}),
-    "+ first step 1.0 (the default)": ("sign-growing", dict(CHEAP_START)),
-    "first step 1.0 without the galloping search": ("sign-growing", {**CHEAP_START, "local_growth": 1.0}),
+                                                                                "step": 0.2, "eps_relative": False}),
+    "+ galloping search": ("sign-growing", {**CHEAP_START, "step": 0.2, "eps_relative": False}),
+    "+ first step 1.0": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
+    "first step 1.0 without the galloping search": ("sign-growing", {**CHEAP_START, "local_growth": 1.0,
+                                                                      "eps_relative": False}),
+    "+ relative precision (the default)": ("sign-growing", dict(CHEAP_START)),
     "default + 5 uniform candidates": ("sign-growing", {**CHEAP_START, "n_initial": 25, "n_uniform": 5}),
     "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**CHEAP_START, "n_initial": 25,
                                                                             "n_uniform": 5, "race_iterations": 2}),

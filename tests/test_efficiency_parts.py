@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy.fft import dctn
@@ -139,7 +141,28 @@ def test_tournament_picks_the_nearest_candidate_cheaply() -> None:
     assert group.images[0].ledger.spent < 0.25 * len(dirs) * np.log2(lam / 1e-6)
 
 
-@pytest.mark.parametrize("selection", ["tournament", "bisect-all"])
+def test_the_tournament_falls_faster_through_rounds_that_rank_nobody() -> None:
+    rng = np.random.default_rng(5)
+    d = 30
+    w, x0 = rng.standard_normal(d), np.zeros(d)
+    dirs = rng.standard_normal((60, d))
+    dirs = dirs[dirs @ w > 0.5]
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    g = 1.0 / (dirs @ w)
+    lam = float(g.max() * 64)  # known adversarial far outside: the first rounds knock nobody out
+    spent, values = {}, {}
+    for accelerate in (False, True):
+        group = _linear_group(x0, w, -1.0, budget=10_000)
+        theta, values[accelerate] = tournament(group, {0: [(u, lam) for u in dirs]}, eps=1e-6,
+                                               accelerate=accelerate)[0]
+        assert values[accelerate] == pytest.approx(1.0 / (theta @ w), abs=1e-5)
+        assert values[accelerate] <= g.min() / 0.9 + 1e-6  # as good a winner
+        spent[accelerate] = group.images[0].ledger.spent
+    # Halving spends a round of every candidate per octave above the boundary; squaring skips about half.
+    assert spent[True] <= spent[False] - len(dirs)
+
+
+@pytest.mark.parametrize("selection", ["tournament", "halving-tournament", "bisect-all"])
 def test_attack_with_the_cheap_start_finds_a_near_optimal_point(selection: str) -> None:
     rng = np.random.default_rng(4)
     d = 64
@@ -214,3 +237,40 @@ def test_local_growth_is_checked_and_reference_start_restores_the_paper() -> Non
         for bad in (-1, 1.5, True):
             with pytest.raises(ValueError, match=name):
                 AttackConfig(**{name: bad}).check()
+
+
+def test_relative_precision_follows_the_value_and_only_sign_growing_asks_for_it() -> None:
+    rel = zeroopt.PrecisionFollowsValue(1 / 500)
+    assert rel(0.001, 0.05) == pytest.approx(0.001 / 500 * 0.05)
+    assert rel(0.001, -2.0) == pytest.approx(0.001 / 500 * 2.0)
+    assert rel(0.001) == rel(0.001, np.inf) == pytest.approx(0.001 / 500)  # no value known yet: scale 1
+    assert rel(0.001, 0.0) == zeroopt.parts.MIN_RELATIVE_EPS  # never ε = 0, which no search reaches
+    sphere = zeroopt.SolverContext(dim=64, unit_sphere=True, adjustable_precision=True)
+    growing = zeroopt.make_solver("sign-growing", sphere)
+    assert growing.requested_eps(0.001, 0.05) == pytest.approx(0.001 / 500 * 0.05)
+    for paper_like in ("sign", "rgf"):  # the paper's solvers keep the reference code's absolute β/500
+        built = zeroopt.make_solver(paper_like, sphere)
+        assert built.requested_eps(0.001, 0.05) == pytest.approx(0.001 / 500)
+    assert zeroopt.make_solver("sign-growing", sphere, eps_relative=False).requested_eps(0.001, 0.05) == \
+        pytest.approx(0.001 / 500)
+    with pytest.raises(TypeError, match="eps_relative"):
+        zeroopt.make_solver("sign-growing", sphere, eps_relative="yes")
+
+
+def test_each_iteration_asks_for_a_precision_at_the_iterate_s_own_value() -> None:
+    seen: list[tuple[float, float]] = []
+
+    def recording(beta: float, value: float = float("nan")) -> float:
+        seen.append((beta, value))
+        return 1e-9
+
+    solver = dataclasses.replace(zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=5)),
+                                 precision=recording)
+    group = zeroopt.IndependentGroup([zeroopt.as_oracle(lambda x: float(np.sum((x - 1.0) ** 2)) + 1.0, (5,),
+                                                        budget=400)])
+    (result,) = zeroopt.drive([zeroopt.run_solver(solver, np.zeros(5), rng=np.random.default_rng(0))], group)
+    iterate_values = [rec.f for rec in result.history]
+    asked = [value for _, value in seen if np.isfinite(value)]
+    assert len(asked) >= len(iterate_values) - 1 > 3
+    # Iteration t asks at the value its iterate started from, which the record of iteration t-1 holds.
+    assert asked[1:len(iterate_values)] == pytest.approx(iterate_values[:len(iterate_values) - 1])

@@ -29,6 +29,7 @@ from .parts import (
     NoProgressRule,
     Precision,
     PrecisionFollowsBeta,
+    PrecisionFollowsValue,
     SqrtProbeGrowth,
     StallRule,
 )
@@ -99,8 +100,10 @@ class DescentOptions:
         ``"armijo"`` or ``"fixed"`` (move by ``step`` unconditionally; no stall rule).
     step_min, step_reset, beta_decay, beta_min
         The stall rule (:class:`~zeroopt.parts.StallRule`).
-    eps, eps_per_beta
-        Precision to request from the oracle: fixed, or following β (:func:`precision_for`).
+    eps, eps_per_beta, eps_relative
+        Precision to request from the oracle: fixed, or following β (:func:`precision_for`) — and, with
+        ``eps_relative``, also the current value (:class:`~zeroopt.parts.PrecisionFollowsValue`), for positive
+        objectives that scale with their argument, such as a distance.
     retract
         Map applied to every iterate (e.g. :func:`~zeroopt.parts.unit_sphere`), or ``None``.
     patience
@@ -127,6 +130,7 @@ class DescentOptions:
     beta_min: float = REFERENCE_BETA_MIN
     eps: float | None = None
     eps_per_beta: float | None = None
+    eps_relative: bool = False
     retract: Retraction = None
     patience: int | None = NO_PROGRESS_WINDOW
     min_progress: float | None = None
@@ -150,6 +154,8 @@ class DescentOptions:
             raise ValueError(f"beta_decay must be in (0, 1], got {self.beta_decay!r}")
         if self.directions not in sampler_names():
             raise ValueError(f"unknown direction distribution {self.directions!r}; choose one of {sampler_names()}")
+        if not isinstance(self.eps_relative, bool):
+            raise TypeError(f"eps_relative must be True or False, got {self.eps_relative!r}")
         if self.retract is not None and not callable(self.retract):
             raise TypeError("retract must be a callable x -> x or None")
 
@@ -178,9 +184,11 @@ def step_rule_for(opts: DescentOptions) -> StepRule:
 
 
 def precision_for(opts: DescentOptions) -> Precision | None:
-    """``ε = eps_per_beta · β`` when ``eps_per_beta`` is set, else the fixed ``eps`` (``None``: oracle's default)."""
+    """``ε = eps_per_beta · β`` (times the current value with ``eps_relative``) when ``eps_per_beta`` is set,
+    else the fixed ``eps`` (``None``: oracle's default)."""
     if opts.eps_per_beta is not None:
-        return PrecisionFollowsBeta(opts.eps_per_beta)
+        per_beta = opts.eps_per_beta
+        return PrecisionFollowsValue(per_beta) if opts.eps_relative else PrecisionFollowsBeta(per_beta)
     return None if opts.eps is None else FixedPrecision(opts.eps)
 
 

@@ -10,7 +10,8 @@ move in turn. The reference code's habits are such parts:
 * :class:`NoProgressRule` — converge when the iterates' best value stops improving over a window (a
   stopping rule for step rules that never shrink, such as the theory's fixed step);
 * :func:`unit_sphere` — a retraction that puts every iterate back on the unit sphere;
-* :class:`PrecisionFollowsBeta` / :class:`FixedPrecision` — what precision ε to ask the oracle for;
+* :class:`PrecisionFollowsBeta` / :class:`PrecisionFollowsValue` / :class:`FixedPrecision` — what precision ε to ask
+  the oracle for;
 * :class:`ProbeSchedule` — a number of probes ``q`` that changes over the iterations.
 
 A new behaviour is any callable ``behaviour(solver, before, estimate, move) -> Move``; a new precision rule
@@ -41,6 +42,7 @@ __all__ = [
     "NoProgressRule",
     "Precision",
     "PrecisionFollowsBeta",
+    "PrecisionFollowsValue",
     "ProbeSchedule",
     "StallRule",
     "unit_sphere",
@@ -182,9 +184,12 @@ class DiminishingReturnsRule:
 
 
 class Precision(Protocol):
-    """The precision ε to request from the oracle at smoothing radius β (``None``: the oracle's default)."""
+    """The precision ε to request from the oracle at smoothing radius β (``None``: the oracle's default).
 
-    def __call__(self, beta: float) -> float | None: ...
+    ``value`` is the current iterate's value (``nan`` before any is known), for precisions that scale with it.
+    """
+
+    def __call__(self, beta: float, value: float = math.nan) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -193,7 +198,7 @@ class FixedPrecision:
 
     eps: float
 
-    def __call__(self, beta: float) -> float | None:
+    def __call__(self, beta: float, value: float = math.nan) -> float | None:
         return self.eps
 
 
@@ -206,8 +211,33 @@ class PrecisionFollowsBeta:
 
     per_beta: float
 
-    def __call__(self, beta: float) -> float | None:
+    def __call__(self, beta: float, value: float = math.nan) -> float | None:
         return self.per_beta * beta
+
+
+#: :class:`PrecisionFollowsValue` never asks for less than this (a value at or near 0 would ask for ε = 0,
+#: which no search reaches).
+MIN_RELATIVE_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class PrecisionFollowsValue:
+    """Request ``eps = per_beta * beta * |value|``: a precision relative to the current value.
+
+    For a positive objective that scales with its argument, such as a distance g(θ) to a boundary, the
+    differences a probe at radius β sees scale with the value itself: ε = β/500 in absolute terms is needlessly
+    fine while the value is large (early, every search spends queries on digits nobody compares) and too coarse
+    once it is small (late on a small-distance problem, ε reaches the size of the differences the comparisons
+    must resolve, and the descent stalls). Relative precision keeps ε at the same fraction of what is compared.
+    Before any value is known (or for an infinite one) it is ``per_beta * beta``; never below
+    :data:`MIN_RELATIVE_EPS`.
+    """
+
+    per_beta: float
+
+    def __call__(self, beta: float, value: float = math.nan) -> float | None:
+        scale = abs(value) if math.isfinite(value) else 1.0
+        return max(self.per_beta * beta * scale, MIN_RELATIVE_EPS)
 
 
 @dataclass(frozen=True)

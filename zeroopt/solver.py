@@ -7,6 +7,7 @@ other runs whose requests are answered together (:func:`zeroopt.drive`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -95,9 +96,9 @@ class ComposedSolver:
     retract: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
     behaviours: tuple[Behaviour, ...] = ()
 
-    def requested_eps(self, beta: float) -> float | None:
-        """Precision to request at smoothing radius ``beta``."""
-        return None if self.precision is None else self.precision(beta)
+    def requested_eps(self, beta: float, value: float = math.nan) -> float | None:
+        """Precision to request at smoothing radius ``beta`` from an iterate of value ``value``."""
+        return None if self.precision is None else self.precision(beta, value)
 
     def probes(self, state: SolverState) -> int:
         """Number of probe directions for the iteration starting from ``state``."""
@@ -113,7 +114,7 @@ class ComposedSolver:
     def step_generator(self, state: SolverState) -> Generator[Request, Response, StepOutcome]:
         """One iteration: estimate the gradient with ``q`` probes, apply the step rule, then the behaviours."""
         d = state.x.size
-        eps = self.requested_eps(state.beta)
+        eps = self.requested_eps(state.beta, state.fx)
         u = self.sampler.sample(state.rng, self.probes(state), d, state.iteration)
         est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, self.sampler.scale(d), eps)
         res: StepResult = yield from self.step_rule(state.x, state.fx, est.g, state.step, eps, self.retract)

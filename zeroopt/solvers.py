@@ -172,6 +172,10 @@ GROWING_STEP = REFERENCE_STEP_RESET
 #: sign-growing converges once the second half of a run gained less than 1%, so that the attack's restarts
 #: (``zeroopt.solve_many`` with fresh starts) spend what is left on another basin rather than on a crawl.
 GROWING_MIN_PROGRESS = 0.01
+#: sign-growing on the unit sphere asks for ε relative to g itself (:class:`~zeroopt.parts.PrecisionFollowsValue`):
+#: with ε = β/500 absolute, late iterates on a model whose distances are small (CIFAR-10: g ≈ 0.06) compare values
+#: that differ by about ε, and stall (benchmarks/results/ablation/relative-precision/).
+GROWING_RELATIVE_EPS = True
 
 
 @dataclass(frozen=True)
@@ -185,7 +189,9 @@ class SignGrowingOptions(SignOptions):
 
 
 def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
-    return {**_sign_defaults(context), "step": GROWING_STEP} if context.unit_sphere else {}
+    if not context.unit_sphere:
+        return {}
+    return {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS}
 
 
 @register_solver("sign-growing", SignGrowingOptions,

@@ -67,9 +67,9 @@ class AttackConfig:
         The solver's published constants (``"paper"`` or ``"reference"``), asked of the solver registry.
     n_initial, initial_directions, initial_selection, target_examples, target_pool
         The initial search: how many candidate directions, which zeroopt sampler draws the untargeted ones
-        (``"gaussian"`` is the reference code's), how the best is picked (``"tournament"`` or the reference
-        code's ``"bisect-all"``), and where targeted starts come from. :data:`REFERENCE_START` restores the
-        reference code's start: ``attack(..., **REFERENCE_START)``.
+        (``"gaussian"`` is the reference code's), how the best is picked (``"tournament"``,
+        ``"halving-tournament"`` or the reference code's ``"bisect-all"``), and where targeted starts come from.
+        :data:`REFERENCE_START` restores the reference code's start: ``attack(..., **REFERENCE_START)``.
     n_uniform, race_iterations
         Untargeted candidates toward uniform points of the input domain (a family of their own), and the
         iterations of the race between the families' winners (:func:`zeroopt.race`; 0: no race).

@@ -23,7 +23,7 @@ __all__ = [
     "initial_directions", "initial_search", "uniform_candidates",
 ]
 
-SELECTIONS = ("tournament", "bisect-all")
+SELECTIONS = ("tournament", "halving-tournament", "bisect-all")
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
 
 
@@ -152,13 +152,14 @@ def initial_search(
     out of the answer (:func:`initial_directions` then tries their fallback). The adversarial candidates are then
     bisected towards x0 in chunks, each direction first checked at the best distance so far (one query
     prunes it). With ``selection="tournament"`` they are instead knocked out at shared radii and only the
-    winner is bisected (:func:`~applications.hardlabel.tournament.tournament`: far fewer queries).
+    winner is bisected (:func:`~applications.hardlabel.tournament.tournament`: far fewer queries);
+    ``"halving-tournament"`` is the same without its acceleration (the radius halves every round).
     """
     if selection not in SELECTIONS:
         raise ValueError(f"initial_selection must be one of {SELECTIONS}, got {selection!r}")
     hits = _probe(group, candidates)
-    if selection == "tournament":
-        return tournament(group, hits, eps)
+    if selection in ("tournament", "halving-tournament"):
+        return tournament(group, hits, eps, accelerate=selection == "tournament")
     best: dict[int, tuple[NDArray[np.float64], float]] = {}
     for c in range(0, max((len(h) for h in hits.values()), default=0), INITIAL_CHUNK):
         searches = []

@@ -3,8 +3,9 @@
 The reference code bisects every adversarial candidate direction to precision ε (about 20 queries each;
 300-400 queries for 100 candidates even with pruning) before the solver takes its first step. Here all of
 an input's adversarial candidates are instead asked, one query each, whether they are still adversarial at
-a common, shrinking radius r: those that are survive, and r shrinks geometrically. When no candidate
-survives a round the shrink factor moves toward 1 (the radii get finer), and once a single candidate is
+a common, shrinking radius r: those that are survive, and r shrinks geometrically — faster after a round
+that every candidate survived. When no candidate survives a round the shrink factor moves toward 1 (the
+radii get finer), and once a single candidate is
 left, or the radii differ by less than ``finest``, only that candidate is bisected to ε, from the bracket
 the tournament already established. The winner is the candidate with (up to the last ratio) the smallest
 boundary distance, found for about one query per candidate plus a dozen per round.
@@ -45,6 +46,7 @@ def tournament(
     *,
     first_shrink: float = FIRST_SHRINK,
     finest: float = FINEST_RATIO,
+    accelerate: bool = True,
 ) -> dict[int, tuple[NDArray[np.float64], float]]:
     """The best direction and its boundary distance g (to ``eps``) per input, from adversarial candidates.
 
@@ -59,6 +61,11 @@ def tournament(
     first_shrink, finest
         The radius shrinks by ``first_shrink`` while candidates survive; after a round nobody survives the
         factor becomes its square root, until it exceeds ``finest``.
+    accelerate
+        After a round that *every* candidate survived — one that ranked nobody, typical of the first rounds,
+        far outside the boundary — the factor becomes its square (the radius falls twice as fast on the log
+        scale): the mirror image of the square root after a round nobody survived. ``False``: the radius
+        halves at every round that someone survived (the ``"halving-tournament"`` start).
     """
     if not 0 < first_shrink < finest < 1:
         raise ValueError(f"need 0 < first_shrink < finest < 1, got {first_shrink}, {finest}")
@@ -94,6 +101,8 @@ def tournament(
             survivors = [s.ray.direction for s in ss if s.below]  # type: ignore[union-attr]
             r = b.shrink * b.upper
             if survivors:
+                if accelerate and len(survivors) == len(b.alive):
+                    b.shrink = b.shrink**2
                 b.alive, b.upper = survivors, r
             else:
                 b.lower, b.shrink = max(b.lower, r), math.sqrt(b.shrink)
