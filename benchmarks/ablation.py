@@ -54,6 +54,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "first step 1.0 without the galloping search": ("sign-growing", {**CHEAP_START, "local_growth": 1.0,
                                                                       "eps_relative": False}),
     "+ relative precision (the default)": ("sign-growing", dict(CHEAP_START)),
+    "default with absolute precision": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
+    "default with the halving tournament": ("sign-growing", {**CHEAP_START,
+                                                             "initial_selection": "halving-tournament"}),
     "default + 5 uniform candidates": ("sign-growing", {**CHEAP_START, "n_initial": 25, "n_uniform": 5}),
     "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**CHEAP_START, "n_initial": 25,
                                                                             "n_uniform": 5, "race_iterations": 2}),
@@ -84,6 +87,19 @@ def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[
         "success": float(np.mean(res.success)), "seconds": time.perf_counter() - t0,
         "distortion_at": at, "median_at": {b: float(np.median(v)) for b, v in at.items()},
     }
+
+
+def paired(reference: dict[str, Any], other: dict[str, Any], budget: int) -> str:
+    """``ratio (lower / higher)``: the geometric mean over inputs of other's L2 over the reference's at
+    ``budget``, and the fractions of inputs where other is lower / higher by more than 0.1% (inputs where either
+    failed, or found a zero distance, are left out of the ratio)."""
+    a = np.asarray(reference["distortion_at"].get(str(budget), []), dtype=float)
+    b = np.asarray(other["distortion_at"].get(str(budget), []), dtype=float)
+    if len(a) == 0 or len(a) != len(b):
+        return "—"
+    ok = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
+    ratio = float(np.exp(np.mean(np.log(b[ok] / a[ok])))) if ok.any() else float("nan")
+    return f"{ratio:.3f} ({np.mean(b < a * 0.999):.0%} / {np.mean(b > a * 1.001):.0%})"
 
 
 def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
@@ -122,6 +138,18 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
                          + f" | {r['success']:.0%} |")
             ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o",
                     label=r.get("variant_label", r["variant"]))
+        firsts = {}  # per seed, the first row: the reference of the paired comparison below
+        for r in recs:
+            firsts.setdefault(r["seed"], r)
+        others = [r for r in recs if firsts[r["seed"]] is not r]
+        if others:
+            lines += ["", "Paired with the first row of the same seed, input by input: the geometric mean of the "
+                      "L2 ratio (the fractions of inputs lower / higher). Medians of a few inputs move with the seed; "
+                      "this is the comparison that does not.", "",
+                      "| variant | " + " | ".join(f"{c:,}" for c in cols) + " |", "|---|" + "---|" * len(cols)]
+            for r in others:
+                lines.append(f"| {r.get('variant_label', r['variant'])} vs {firsts[r['seed']]['variant']} | "
+                             + " | ".join(paired(firsts[r["seed"]], r, c) for c in cols) + " |")
         ax.set(xscale="log", yscale="log", xlabel="queries", ylabel="median L2", title=exp_name)
         ax.legend(fontsize=7)
         fig.tight_layout()
