@@ -57,6 +57,15 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default with absolute precision": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**CHEAP_START,
                                                              "initial_selection": "halving-tournament"}),
+    # The default with one part taken out (the two rows above take out the relative precision and the
+    # tournament's acceleration).
+    "default with a Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
+    "default with 100 candidates": ("sign-growing", {**CHEAP_START, "n_initial": 100}),
+    "default with a constant q (no √t growth)": ("sign-growing", {**CHEAP_START, "q_start": None}),
+    "default without fresh restarts": ("sign-growing", {**CHEAP_START, "fresh_restarts": False}),
+    "default without min_progress": ("sign-growing", {**CHEAP_START, "min_progress": None}),
+    "default with the fixed-ratio search": ("sign-growing", {**CHEAP_START, "local_growth": 1.0}),
+    "default with first step 0.2": ("sign-growing", {**CHEAP_START, "step": 0.2}),
     "default + 5 uniform candidates": ("sign-growing", {**CHEAP_START, "n_initial": 25, "n_uniform": 5}),
     "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**CHEAP_START, "n_initial": 25,
                                                                             "n_uniform": 5, "race_iterations": 2}),
@@ -90,16 +99,10 @@ def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[
 
 
 def paired(reference: dict[str, Any], other: dict[str, Any], budget: int) -> str:
-    """``ratio (lower / higher)``: the geometric mean over inputs of other's L2 over the reference's at
-    ``budget``, and the fractions of inputs where other is lower / higher by more than 0.1% (inputs where either
-    failed, or found a zero distance, are left out of the ratio)."""
-    a = np.asarray(reference["distortion_at"].get(str(budget), []), dtype=float)
-    b = np.asarray(other["distortion_at"].get(str(budget), []), dtype=float)
-    if len(a) == 0 or len(a) != len(b):
-        return "—"
-    ok = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
-    ratio = float(np.exp(np.mean(np.log(b[ok] / a[ok])))) if ok.any() else float("nan")
-    return f"{ratio:.3f} ({np.mean(b < a * 0.999):.0%} / {np.mean(b > a * 1.001):.0%})"
+    """:func:`benchmarks.tables.paired_ratio` of two runs' L2 per input at ``budget``."""
+    from benchmarks.tables import paired_ratio
+
+    return paired_ratio(reference["distortion_at"].get(str(budget), []), other["distortion_at"].get(str(budget), []))
 
 
 def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:

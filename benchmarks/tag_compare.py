@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks.headline import budgets_for
 from benchmarks.store import RunStore
-from benchmarks.tables import distances_at
+from benchmarks.tables import distances_at, paired_ratio
 
 
 def compare(experiment: str, attack: str, stores: dict[str, RunStore]) -> dict[str, Any]:
@@ -33,9 +33,14 @@ def compare(experiment: str, attack: str, stores: dict[str, RunStore]) -> dict[s
     common = sorted(set.intersection(*(set(r) for r in runs.values()))) if runs else []
     budgets = list(budgets_for(experiment))
     out: dict[str, Any] = {"experiment": experiment, "attack": attack, "inputs": common, "budgets": budgets,
-                           "median": {}, "mean": {}}
+                           "median": {}, "mean": {}, "paired": {}}
+    first = None
     for label, recs in runs.items():
         d = distances_at([recs[p] for p in common], budgets) if common else np.empty((0, len(budgets)))
+        if first is None:
+            first = d
+        else:  # input by input against the first tag: what medians of a few inputs hide
+            out["paired"][label] = [paired_ratio(first[:, k], d[:, k]) for k in range(len(budgets))]
         # nan: some input was not run that far (no figure); inf: a failure, which counts.
         out["median"][label] = [float(np.median(c)) if len(c) and not np.isnan(c).any() else float("nan") for c in d.T]
         out["mean"][label] = [float(np.mean(c)) if len(c) and not np.isnan(c).any() else float("nan") for c in d.T]
@@ -50,6 +55,11 @@ def markdown(t: dict[str, Any]) -> str:
     for kind in ("median", "mean"):
         for label, row in t[kind].items():
             lines.append(f"| {label} ({kind}) | " + " | ".join("—" if np.isnan(v) else f"{v:.3f}" for v in row) + " |")
+    if t.get("paired"):
+        first = next(iter(t["median"]))
+        lines += ["", f"Paired with {first}, input by input: the geometric mean of the L2 ratio (the fractions of "
+                  "inputs lower / higher):", "", head, "|---|" + "---|" * len(t["budgets"])]
+        lines += [f"| {label} | " + " | ".join(row) + " |" for label, row in t["paired"].items()]
     return "\n".join(lines) + "\n"
 
 
