@@ -146,7 +146,7 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
             firsts.setdefault(r["seed"], r)
         others = [r for r in recs if firsts[r["seed"]] is not r]
         if others:
-            lines += ["", "Paired with the first row of the same seed, input by input: the geometric mean of the "
+            lines += ["", "Paired with the first row of the same seed, input by input: the median of the "
                       "L2 ratio (the fractions of inputs lower / higher). Medians of a few inputs move with the seed; "
                       "this is the comparison that does not.", "",
                       "| variant | " + " | ".join(f"{c:,}" for c in cols) + " |", "|---|" + "---|" * len(cols)]

@@ -57,7 +57,7 @@ def markdown(t: dict[str, Any]) -> str:
             lines.append(f"| {label} ({kind}) | " + " | ".join("—" if np.isnan(v) else f"{v:.3f}" for v in row) + " |")
     if t.get("paired"):
         first = next(iter(t["median"]))
-        lines += ["", f"Paired with {first}, input by input: the geometric mean of the L2 ratio (the fractions of "
+        lines += ["", f"Paired with {first}, input by input: the median of the L2 ratio (the fractions of "
                   "inputs lower / higher):", "", head, "|---|" + "---|" * len(t["budgets"])]
         lines += [f"| {label} | " + " | ".join(row) + " |" for label, row in t["paired"].items()]
     return "\n".join(lines) + "\n"

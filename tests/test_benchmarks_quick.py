@@ -509,10 +509,11 @@ def test_parallel_tasks_skip_stored_runs_and_return_only_new_ones(
 def test_ablation_pairs_inputs_and_leaves_failures_out_of_the_ratio() -> None:
     from benchmarks.ablation import paired
 
-    ref = {"distortion_at": {"1000": [1.0, 2.0, 4.0, np.inf]}}
-    other = {"distortion_at": {"1000": [0.5, 2.0, 8.0, 1.0]}}
-    # ratios 0.5, 1, 2 (the input the reference failed is left out of the ratio): geometric mean 1; lower on
-    # two of four (a success where the reference failed is lower), higher on one
-    assert paired(ref, other, 1000) == "1.000 (50% / 25%)"
-    assert paired(ref, {"distortion_at": {"1000": [0.5, 1.0, 2.0, 1.0]}}, 1000) == "0.500 (100% / 0%)"
+    ref = {"distortion_at": {"1000": [1.0, 2.0, 4.0, np.inf, 1e-4]}}
+    other = {"distortion_at": {"1000": [0.5, 2.0, 8.0, 1.0, 1e-1]}}
+    # ratios 0.5, 1, 2 and 1000 (the input the reference failed is left out of the ratio): their median is 1.5,
+    # whatever the near-threshold input's 1000 is; lower on two of five (a success where the reference failed is
+    # lower), higher on two
+    assert paired(ref, other, 1000) == "1.500 (40% / 40%)"
+    assert paired(ref, {"distortion_at": {"1000": [0.5, 1.0, 2.0, 1.0, 5e-5]}}, 1000) == "0.500 (100% / 0%)"
     assert paired(ref, other, 2000) == "—"  # a budget neither ran to
