@@ -114,9 +114,15 @@ def test_database_keeps_one_row_per_attack_and_uses_wal(tmp_path: Path) -> None:
         tuple(row[k] for k in KEY)}
 
 
+def _default_sigint() -> None:
+    # A test run started in the background of a non-interactive shell (`pytest &`) inherits SIGINT ignored, and
+    # a Python started with SIGINT ignored never raises KeyboardInterrupt: the child gets the default back.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "applications.cli", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=_default_sigint)
 
 
 def _wait_for_rows(db: Path, proc: subprocess.Popen[str], rows: int, timeout: float, poll: float = 0.1) -> int:
