@@ -174,7 +174,7 @@ GROWING_STEP = REFERENCE_STEP_RESET
 GROWING_MIN_PROGRESS = 0.01
 #: sign-growing on the unit sphere asks for ε relative to g itself (:class:`~zeroopt.parts.PrecisionFollowsValue`):
 #: with ε = β/500 absolute, late iterates on a model whose distances are small (CIFAR-10: g ≈ 0.06) compare values
-#: that differ by about ε, and stall (benchmarks/results/ablation/relative-precision/).
+#: that differ by about ε, and stall (benchmarks/results/ablation/suite_tags_relprec.md, remove-one/).
 GROWING_RELATIVE_EPS = True
 
 
