@@ -57,6 +57,11 @@ MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop 
 VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
 
 
+def _is_real(value: Any) -> bool:
+    """A real number (Python or NumPy), not a bool."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+
+
 @dataclass(frozen=True)
 class AttackConfig:
     """The parameters of the attack's parts (see :func:`~applications.hardlabel.attack` for each one).
@@ -130,11 +135,10 @@ class AttackConfig:
         n = self.n_initial
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
             raise ValueError(f"n_initial must be a positive integer, got {n!r}")
-        r = self.local_ratio
-        if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)) or not 0 < r < 1:
+        r, g = self.local_ratio, self.local_growth
+        if not _is_real(r) or not 0 < r < 1:
             raise ValueError(f"local_ratio must be a number in (0, 1), got {r!r}")
-        g = self.local_growth
-        if isinstance(g, bool) or not isinstance(g, (int, float, np.integer, np.floating)) or not 1 <= g < math.inf:
+        if not _is_real(g) or not 1 <= g < math.inf:
             raise ValueError(f"local_growth must be a finite number >= 1 (1: the paper's fixed ratio), got {g!r}")
         if self.preset not in PRESETS:
             raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {self.preset!r}")
