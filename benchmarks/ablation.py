@@ -139,8 +139,7 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
             label = r.get("variant_label", r["variant"])
             lines.append(f"| {label} | `{r['solver']}` | " + " | ".join(f"{m:.3f}" for m in med)
                          + f" | {r['success']:.0%} |")
-            ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o",
-                    label=r.get("variant_label", r["variant"]))
+            ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o", label=label)
         firsts = {}  # per seed, the first row: the reference of the paired comparison below
         for r in recs:
             firsts.setdefault(r["seed"], r)

@@ -228,8 +228,8 @@ def initial_directions(
                       iterations=config.race_iterations)
     else:
         starts = [min(winners[i], key=lambda s: s[1]) for i in found]
-    members = [i for i, s in zip(found, starts, strict=True) if s is not None and group.images[i].ledger.remaining > 0]
     best = {i: s for i, s in zip(found, starts, strict=True) if s is not None}
+    members = [i for i in best if group.images[i].ledger.remaining > 0]  # a race may have spent the rest
     return members, [best[i][0] / np.linalg.norm(best[i][0]) for i in members], [best[i][1] for i in members]
 
 
