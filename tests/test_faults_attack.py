@@ -81,7 +81,8 @@ def test_ctrl_c_during_the_runs_keeps_a_keyboard_interrupt_with_the_partial_resu
                                   {"target": np.array([1, 2]), "target_pool": (np.zeros((3, 16)), np.array([1, 1, 3]))},
                                   {"target": np.array([1, 2]), "target_examples": np.zeros((3, 15))},
                                   {"target_pool": (np.zeros((3, 16)), np.array([1, 2]))},
-                                  {"budget": 100.0}, {"verify": -1}])
+                                  {"budget": 100.0}, {"verify": -1}, {"initial_selection": "knockout"},
+                                  {"local_growth": 0.5}])
 def test_bad_options_fail_with_zero_model_calls(opts: dict) -> None:
     x, y = inputs(2)
     y = np.array([0, 0])

@@ -22,6 +22,7 @@ from zeroopt.descent import PAPER_BETA, PRESETS, REFERENCE_EPS_PER_BETA
 
 from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_GROWTH, PAPER_LOCAL_RATIO
 from .bounds import check_inside, flat_bounds
+from .initial import SELECTIONS
 from .inputs import as_batch
 
 __all__ = [
@@ -140,6 +141,8 @@ class AttackConfig:
             raise ValueError(f"local_ratio must be a number in (0, 1), got {r!r}")
         if not _is_real(g) or not 1 <= g < math.inf:
             raise ValueError(f"local_growth must be a finite number >= 1 (1: the paper's fixed ratio), got {g!r}")
+        if self.initial_selection not in SELECTIONS:
+            raise ValueError(f"initial_selection must be one of {SELECTIONS}, got {self.initial_selection!r}")
         if self.preset not in PRESETS:
             raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {self.preset!r}")
         check_max_iter(self.max_iter)
