@@ -30,6 +30,11 @@ import numpy as np
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
+from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
+
+# The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
+SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
+_HISTORY = {**CHEAP_START, **SIGN_OPT_BETA}  # the cheap start, with the β of its time
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -38,27 +43,33 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "+ tournament": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency",
                               "initial_selection": "tournament"}),
     "+ 30 candidates": ("sign", dict(CHEAP_START)),
-    "+ √t probes (sign-growing)": ("sign-growing", dict(CHEAP_START)),
-    "sign-growing with Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
-    "sign-growing with low-frequency probes": ("sign-growing", {**CHEAP_START, "directions": "low-frequency"}),
-    "sign-growing with multi-scale start": ("sign-growing", {**CHEAP_START, "initial_directions": "multi-scale"}),
-    "sign-growing + fresh restarts": ("sign-growing", {**CHEAP_START, "fresh_restarts": True}),
-    "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**CHEAP_START, "fresh_restarts": True,
+    "+ √t probes (sign-growing)": ("sign-growing", dict(_HISTORY)),
+    "sign-growing with Gaussian start": ("sign-growing", {**_HISTORY, "initial_directions": "gaussian"}),
+    "sign-growing with low-frequency probes": ("sign-growing", {**_HISTORY, "directions": "low-frequency"}),
+    "sign-growing with multi-scale start": ("sign-growing", {**_HISTORY, "initial_directions": "multi-scale"}),
+    "sign-growing + fresh restarts": ("sign-growing", {**_HISTORY, "fresh_restarts": True}),
+    "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**_HISTORY, "fresh_restarts": True,
                                                                          "min_progress": 0.01}),
     # The boundary search and the start (CHEAP_START includes the galloping search), with the absolute ε = β/500
     # they were measured with; then the relative precision (sign-growing's default on the unit sphere since).
-    "previous default (fixed-ratio search; first step 0.2)": ("sign-growing", {**CHEAP_START, "local_growth": 1.0,
+    "previous default (fixed-ratio search; first step 0.2)": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
                                                                                 "step": 0.2, "eps_relative": False}),
-    "+ galloping search": ("sign-growing", {**CHEAP_START, "step": 0.2, "eps_relative": False}),
-    "+ first step 1.0": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
-    "first step 1.0 without the galloping search": ("sign-growing", {**CHEAP_START, "local_growth": 1.0,
+    "+ galloping search": ("sign-growing", {**_HISTORY, "step": 0.2, "eps_relative": False}),
+    "+ first step 1.0": ("sign-growing", {**_HISTORY, "eps_relative": False}),
+    "first step 1.0 without the galloping search": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
                                                                       "eps_relative": False}),
-    "+ relative precision (the default)": ("sign-growing", dict(CHEAP_START)),
+    "+ relative precision": ("sign-growing", dict(_HISTORY)),
+    "default with Sign-OPT's β = 0.001": ("sign-growing", dict(_HISTORY)),
+    "+ wider probes: β 0.01 (the default)": ("sign-growing", dict(CHEAP_START)),
+    "default with β 0.0003": ("sign-growing", {**CHEAP_START, "beta": 0.0003}),
+    "default with β 0.003": ("sign-growing", {**CHEAP_START, "beta": 0.003}),
+    "default with β 0.03": ("sign-growing", {**CHEAP_START, "beta": 0.03}),
+    "default with β 0.1": ("sign-growing", {**CHEAP_START, "beta": 0.1}),
     "default with absolute precision": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**CHEAP_START,
                                                              "initial_selection": "halving-tournament"}),
-    # The default with one part taken out (the two rows above take out the relative precision and the
-    # tournament's acceleration).
+    # The default with one part taken out (the three rows above take out the wider probes, the relative precision
+    # and the tournament's acceleration).
     "default with a Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
     "default with 100 candidates": ("sign-growing", {**CHEAP_START, "n_initial": 100}),
     "default with a constant q (no √t growth)": ("sign-growing", {**CHEAP_START, "q_start": None}),

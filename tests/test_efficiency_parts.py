@@ -274,3 +274,28 @@ def test_each_iteration_asks_for_a_precision_at_the_iterate_s_own_value() -> Non
     assert len(asked) >= len(iterate_values) - 1 > 3
     # Iteration t asks at the value its iterate started from, which the record of iteration t-1 holds.
     assert asked[1:len(iterate_values)] == pytest.approx(iterate_values[:len(iterate_values) - 1])
+
+
+def test_sign_growing_s_wider_probes_see_the_slope_of_a_staircase() -> None:
+    """A piecewise-constant objective (a tree ensemble's g): Sign-OPT's β = 0.001 probes mostly land on the
+    iterate's own stair, where every comparison is a tie; sign-growing's default β on the unit sphere crosses
+    stairs and descends."""
+    d, stair = 30, 0.002
+    target = np.ones(d) / np.sqrt(d)
+
+    def staircase(x: np.ndarray) -> float:
+        return float(np.ceil(np.linalg.norm(x / np.linalg.norm(x) - target) / stair) * stair)
+
+    sphere = zeroopt.SolverContext(dim=d, unit_sphere=True, adjustable_precision=True)
+    assert zeroopt.make_solver("sign-growing", sphere).beta == zeroopt.solvers.GROWING_BETA > 0.001
+    assert zeroopt.make_solver("sign", sphere).beta == 0.001  # the paper's solvers keep Sign-OPT's β
+
+    def final_value(seed: int, **options: float) -> float:
+        solver = zeroopt.make_solver("sign-growing", sphere, **options)
+        group = zeroopt.IndependentGroup([zeroopt.as_oracle(staircase, (d,), budget=1500)])
+        x0 = np.random.default_rng(100 + seed).standard_normal(d)
+        (res,) = zeroopt.drive([zeroopt.run_solver(solver, x0, rng=np.random.default_rng(seed))], group)
+        return res.fun
+
+    for seed in range(4):
+        assert final_value(seed) < 0.25 * final_value(seed, beta=0.001)

@@ -176,13 +176,19 @@ GROWING_MIN_PROGRESS = 0.01
 #: with ε = β/500 absolute, late iterates on a model whose distances are small (CIFAR-10: g ≈ 0.06) compare values
 #: that differ by about ε, and stall (benchmarks/results/ablation/suite_tags_relprec.md, remove-one/).
 GROWING_RELATIVE_EPS = True
+#: sign-growing's probe radius on the unit sphere: 0.01 rad, ten times Sign-OPT's β = 0.001 (``SignOptions``).
+#: Measured over 0.0003-0.1 on both CNNs and both tree ensembles (benchmarks/results/ablation/beta/): early
+#: iterates move by 0.2-1 rad, and probes 0.001 rad apart resolve the boundary's small-scale wrinkles rather than
+#: the slope that such a step follows; a piecewise-constant tree ensemble needs the wider radius throughout.
+GROWING_BETA = 0.01
 
 
 @dataclass(frozen=True)
 class SignGrowingOptions(SignOptions):
     """``"sign-growing"``: the sign estimator with √t probe growth (:class:`~zeroopt.parts.SqrtProbeGrowth`):
     ``q_start`` comparisons at first, growing like √t to ``q`` — cheap rough steps early, precise ones later —
-    and a run that crawls converges (``min_progress``), so restarts can look elsewhere."""
+    and a run that crawls converges (``min_progress``), so restarts can look elsewhere. On the unit sphere its
+    probes are wider than Sign-OPT's (β = :data:`GROWING_BETA`) and its precision relative to g."""
 
     q_start: int | None = GROWING_Q_START
     min_progress: float | None = GROWING_MIN_PROGRESS
@@ -191,7 +197,8 @@ class SignGrowingOptions(SignOptions):
 def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
     if not context.unit_sphere:
         return {}
-    return {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS}
+    return {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS,
+            "beta": GROWING_BETA}
 
 
 @register_solver("sign-growing", SignGrowingOptions,
