@@ -65,6 +65,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default with β 0.003": ("sign-growing", {**CHEAP_START, "beta": 0.003}),
     "default with β 0.03": ("sign-growing", {**CHEAP_START, "beta": 0.03}),
     "default with β 0.1": ("sign-growing", {**CHEAP_START, "beta": 0.1}),
+    "default + coarse line-search candidates": ("sign-growing", {**CHEAP_START, "coarse_candidates": 256.0}),
     "default with absolute precision": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**CHEAP_START,
                                                              "initial_selection": "halving-tournament"}),

@@ -277,9 +277,9 @@ def test_each_iteration_asks_for_a_precision_at_the_iterate_s_own_value() -> Non
 
 
 def test_sign_growing_s_wider_probes_see_the_slope_of_a_staircase() -> None:
-    """A piecewise-constant objective (a tree ensemble's g): Sign-OPT's β = 0.001 probes mostly land on the
-    iterate's own stair, where every comparison is a tie; sign-growing's default β on the unit sphere crosses
-    stairs and descends."""
+    """A staircase (the extreme of a tree ensemble's g, which jumps where a ray's first crossing changes
+    leaf): Sign-OPT's β = 0.001 probes mostly land on the iterate's own stair, where every comparison is a
+    tie; sign-growing's default β on the unit sphere crosses stairs and descends."""
     d, stair = 30, 0.002
     target = np.ones(d) / np.sqrt(d)
 
@@ -299,3 +299,65 @@ def test_sign_growing_s_wider_probes_see_the_slope_of_a_staircase() -> None:
 
     for seed in range(4):
         assert final_value(seed) < 0.25 * final_value(seed, beta=0.001)
+
+
+def _drive_one(gen, group):  # type: ignore[no-untyped-def]
+    """Run a request generator against input 0 of ``group``; its return value."""
+    try:
+        req = next(gen)
+        while True:
+            (resp,) = group.answer([(0, req)])
+            req = gen.send(resp)
+    except StopIteration as stop:
+        return stop.value
+
+
+def test_a_bracket_from_a_coarse_answer_is_refined_not_searched_afresh() -> None:
+    d, truth = 8, 0.8
+    w = np.zeros(d)
+    w[0] = 1.0 / truth  # the boundary lies at λ = 0.8 along e_0
+    point = np.eye(d)[:1]
+    group = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+    (coarse,) = group.answer([(0, zeroopt.Evaluate(points=point, eps=1e-3, hints=np.array([1.0])))])
+    before = group.images[0].ledger.spent
+    value, achieved = float(coarse.values[0]), float(coarse.eps[0])
+    (fine,) = group.answer([(0, zeroopt.Evaluate(points=point, eps=1e-7, hints=np.array([value]),
+                                                 lower=np.array([value - achieved])))])
+    refine_cost = group.images[0].ledger.spent - before
+    assert float(fine.values[0]) == pytest.approx(truth, abs=2e-7) and float(fine.values[0]) >= truth
+    assert refine_cost <= np.ceil(np.log2(achieved / 1e-7)) + 1  # a bisection of the bracket, no more
+    fresh = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+    fresh.answer([(0, zeroopt.Evaluate(points=point, eps=1e-7, hints=np.array([value])))])
+    assert refine_cost < fresh.images[0].ledger.spent  # a search from the hint alone costs more
+
+
+@pytest.mark.parametrize("coarse", [1.0, 64.0])
+def test_coarse_line_search_candidates_keep_the_point_and_its_precision_for_fewer_queries(coarse: float) -> None:
+    """The OPT line search with candidates evaluated to 64 ε: the same step, the kept value refined to ε."""
+    from zeroopt.linesearch import opt_line_search
+
+    d, eps = 8, 1e-7
+    w = np.full(d, 0.2)
+    w[0] = 1.0  # g(θ) = 1 / (w · θ/‖θ‖): descending toward w
+    theta = np.eye(d)[1] + 0.1 * np.eye(d)[0]
+    theta /= np.linalg.norm(theta)
+    grad_direction = -(w - (w @ theta) * theta)  # descent along the sphere toward w, as an estimate would say
+    results = {}
+    for c in (1.0, coarse):
+        group = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+        (start,) = group.answer([(0, zeroopt.Evaluate(points=theta[None, :], eps=eps))])
+        fx, spent0 = float(start.values[0]), group.images[0].ledger.spent
+        res = _drive_one(opt_line_search(theta, fx, grad_direction, 0.5, eps, zeroopt.unit_sphere, coarse=c), group)
+        results[c] = (res, group.images[0].ledger.spent - spent0)
+    (plain, plain_cost), (coarse_res, coarse_cost) = results[1.0], results[coarse]
+    assert coarse_res.step_taken == plain.step_taken > 0
+    x = coarse_res.x / np.linalg.norm(coarse_res.x)
+    assert coarse_res.fx == pytest.approx(1.0 / (w @ x), abs=2 * eps) and coarse_res.fx_eps <= eps
+    assert coarse_cost <= plain_cost if coarse == 1.0 else coarse_cost < plain_cost
+
+
+def test_coarse_candidates_is_checked() -> None:
+    sphere = zeroopt.SolverContext(dim=8, unit_sphere=True, adjustable_precision=True)
+    for bad, error in ((0.5, ValueError), (-2.0, ValueError), ("64", TypeError)):
+        with pytest.raises(error, match="coarse_candidates"):
+            zeroopt.make_solver("sign-growing", sphere, coarse_candidates=bad)

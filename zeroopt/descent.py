@@ -110,6 +110,9 @@ class DescentOptions:
         With ``line_search="fixed"`` (which has no stall rule): stop once the iterate's value has not
         improved in this many iterations (:class:`~zeroopt.parts.NoProgressRule`); ``None``: never, so only
         the budget or ``max_iter`` ends the run. Unused by the other line searches, whose stall rule stops them.
+    coarse_candidates
+        The ``"opt"`` line search evaluates its candidates to this multiple of ε and refines only the one it
+        keeps (:func:`~zeroopt.linesearch.opt_line_search`'s ``coarse``); 1: every candidate to ε.
     min_progress
         When set, the run also converges once the second half of its iterations improved its value by less
         than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
@@ -134,6 +137,7 @@ class DescentOptions:
     retract: Retraction = None
     patience: int | None = NO_PROGRESS_WINDOW
     min_progress: float | None = None
+    coarse_candidates: float = 1.0
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -148,6 +152,9 @@ class DescentOptions:
         check_positive("shrink", self.shrink)
         check_positive("eps", self.eps, allow_none=True)
         check_positive("eps_per_beta", self.eps_per_beta, allow_none=True)
+        check_positive("coarse_candidates", self.coarse_candidates)
+        if self.coarse_candidates < 1:
+            raise ValueError(f"coarse_candidates must be >= 1 (a multiple of ε), got {self.coarse_candidates!r}")
         if self.line_search not in ("opt", "armijo", "fixed"):
             raise ValueError(f"line_search must be 'opt', 'armijo' or 'fixed', got {self.line_search!r}")
         if not 0 < self.beta_decay <= 1:
@@ -177,7 +184,7 @@ def unit_sphere_steps(context: SolverContext) -> dict[str, float]:
 def step_rule_for(opts: DescentOptions) -> StepRule:
     """The step rule ``opts.line_search`` names, with its factors bound."""
     if opts.line_search == "opt":
-        return partial(opt_line_search, grow=opts.grow, shrink=opts.shrink)
+        return partial(opt_line_search, grow=opts.grow, shrink=opts.shrink, coarse=float(opts.coarse_candidates))
     if opts.line_search == "armijo":
         return partial(armijo_step, grow=opts.grow)
     return fixed_step

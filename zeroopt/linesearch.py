@@ -32,9 +32,10 @@ class StepResult:
 
 
 def _evaluate_one(
-    x: NDArray[np.float64], eps: float | None, hint: float, cap: float | None
+    x: NDArray[np.float64], eps: float | None, hint: float, cap: float | None, lower: float | None = None
 ) -> Generator[Request, Response, tuple[float, float]]:
-    resp = yield Evaluate(points=x[None, :], eps=eps, hints=np.array([hint]), cap=cap)
+    resp = yield Evaluate(points=x[None, :], eps=eps, hints=np.array([hint]), cap=cap,
+                          lower=None if lower is None else np.array([lower]))
     assert isinstance(resp, Evaluation)
     return float(resp.values[0]), float(resp.eps[0])
 
@@ -69,18 +70,24 @@ def opt_line_search(
     shrink: float = 0.25,
     max_grow: int = 15,
     max_shrink: int = 15,
+    coarse: float = 1.0,
 ) -> Generator[Request, Response, StepResult]:
     """The OPT reference code's backtracking line search (doubling, then quartering).
 
     Starting from ``step``, try ``x - step * g`` and keep multiplying the step by ``grow`` while the value
     improves; if the first try did not improve, multiply by ``shrink`` until one does (at most
     ``max_shrink`` tries). The step size reached is carried to the next iteration, as in the reference.
+
+    With ``coarse > 1`` (and a requested ``eps``) the candidates are evaluated to ``coarse · eps`` only —
+    enough to rank them — and the one kept is refined to ``eps`` from its bracket (the request's ``lower``),
+    so a candidate the search moves past never pays for digits nobody compares.
     """
     retract = retract or _identity
+    eps_try = eps if eps is None or coarse <= 1 else eps * coarse
     best_x, best_f, best_eps, taken = x, fx, 0.0, 0.0
     for _ in range(max_grow):
         cand = retract(x - step * g)
-        f_new, e_new = yield from _evaluate_one(cand, eps, best_f, best_f)
+        f_new, e_new = yield from _evaluate_one(cand, eps_try, best_f, best_f)
         tried = step
         step *= grow
         if f_new < best_f:
@@ -91,10 +98,15 @@ def opt_line_search(
         for _ in range(max_shrink):
             step *= shrink
             cand = retract(x - step * g)
-            f_new, e_new = yield from _evaluate_one(cand, eps, fx, fx)
+            f_new, e_new = yield from _evaluate_one(cand, eps_try, fx, fx)
             if f_new < fx:
                 best_x, best_f, best_eps, taken = cand, f_new, e_new, step
                 break
+    if coarse > 1 and eps is not None and taken > 0 and best_eps > eps and np.isfinite(best_f):
+        # Refine the kept candidate within its bracket [best_f - best_eps, best_f].
+        f_fine, e_fine = yield from _evaluate_one(best_x, eps, best_f, None, best_f - best_eps)
+        if np.isfinite(f_fine):  # (an answer cut short by the budget keeps the coarse value)
+            best_f, best_eps = f_fine, e_fine
     return StepResult(best_x, best_f, best_eps, taken, step)
 
 

@@ -103,12 +103,17 @@ class Evaluate:
     cap
         Optional level: a value known to be ``>= cap`` may be reported as ``+inf`` ("not below cap")
         without computing it precisely, which some oracles do far more cheaply. Line searches use it.
+    lower
+        Optional ``(m,)`` values known to lie at or below the answers, with ``hints`` the values an earlier,
+        coarser answer gave for the same points (the two ends of its bracket): an oracle that searches for
+        its value may refine that bracket instead of searching afresh. Others ignore it.
     """
 
     points: NDArray[np.float64]
     eps: float | None = None
     hints: NDArray[np.float64] | None = None
     cap: float | None = None
+    lower: NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)

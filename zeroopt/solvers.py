@@ -178,8 +178,9 @@ GROWING_MIN_PROGRESS = 0.01
 GROWING_RELATIVE_EPS = True
 #: sign-growing's probe radius on the unit sphere: 0.01 rad, ten times Sign-OPT's β = 0.001 (``SignOptions``).
 #: Measured over 0.0003-0.1 on both CNNs and both tree ensembles (benchmarks/results/ablation/beta/): early
-#: iterates move by 0.2-1 rad, and probes 0.001 rad apart resolve the boundary's small-scale wrinkles rather than
-#: the slope that such a step follows; a piecewise-constant tree ensemble needs the wider radius throughout.
+#: iterates move by 0.2-1 rad, and probes 0.001 rad apart likely resolve the boundary's small-scale wrinkles rather
+#: than the slope such a step follows; a tree ensemble's g jumps wherever the ray's first crossing changes leaf,
+#: and needs the wider radius throughout (a schedule back to 0.001 lost its gains).
 GROWING_BETA = 0.01
 
 

@@ -317,6 +317,15 @@ class BoundaryOracleGroup(OracleGroup):
     def remaining(self, member: int) -> int | float:
         return self.images[member].ledger.remaining
 
+    def _value_search(self, owner: int, p: NDArray[np.float64], hint: float, lower: float, eps: float,
+                      cap: float) -> RaySearch:
+        """A search for g at ``p``: Algorithm 1 around ``hint``, or — when an earlier answer bracketed it in
+        [``lower``, ``hint``], ``hint`` labelled adversarial — a bisection of that bracket, no query to start."""
+        ray = self.ray(owner, p)
+        if math.isfinite(hint) and math.isfinite(lower) and 0.0 <= lower < hint < cap:
+            return RaySearch(owner, ray, hint, eps, "global", cap, self.ratio, self.growth, lo=lower)
+        return RaySearch(owner, ray, hint, eps, "local", cap, self.ratio, self.growth)
+
     def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
         per_request: list[list[RaySearch]] = []
         for owner, req in requests:
@@ -325,10 +334,9 @@ class BoundaryOracleGroup(OracleGroup):
                 eps = req.eps if req.eps is not None else self.default_eps
                 cap = math.inf if req.cap is None else req.cap
                 hints = req.hints if req.hints is not None else np.full(len(req.points), math.nan)
-                for p, h in zip(req.points, hints, strict=True):
-                    searches.append(
-                        RaySearch(owner, self.ray(owner, p), float(h), eps, "local", cap, self.ratio, self.growth)
-                    )
+                lower = req.lower if req.lower is not None else np.full(len(req.points), math.nan)
+                for p, h, low in zip(req.points, hints, lower, strict=True):
+                    searches.append(self._value_search(owner, p, float(h), float(low), eps, cap))
             elif isinstance(req, Compare):
                 for p, level in zip(req.points, req.levels, strict=True):
                     searches.append(RaySearch(owner, self.ray(owner, p), float(level), 0.0, "compare"))
