@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from .directions import DirectionSampler, make_sampler, sampler_names
 from .estimators import GradientEstimator
-from .linesearch import armijo_step, fixed_step, opt_line_search
+from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
 from .parts import (
     BestProbe,
     DiminishingReturnsRule,
@@ -66,7 +66,7 @@ REFERENCE_EPS_PER_BETA = 1 / 500
 #: Iterations without improvement after which a fixed-step run stops (:class:`~zeroopt.parts.NoProgressRule`).
 NO_PROGRESS_WINDOW = 200
 
-LineSearch = Literal["opt", "armijo", "fixed"]
+LineSearch = Literal["opt", "armijo", "fixed", "semicircle"]
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]] | None
 
 
@@ -155,8 +155,9 @@ class DescentOptions:
         check_positive("coarse_candidates", self.coarse_candidates)
         if self.coarse_candidates < 1:
             raise ValueError(f"coarse_candidates must be >= 1 (a multiple of ε), got {self.coarse_candidates!r}")
-        if self.line_search not in ("opt", "armijo", "fixed"):
-            raise ValueError(f"line_search must be 'opt', 'armijo' or 'fixed', got {self.line_search!r}")
+        if self.line_search not in ("opt", "armijo", "fixed", "semicircle"):
+            raise ValueError(
+                f"line_search must be 'opt', 'armijo', 'fixed' or 'semicircle', got {self.line_search!r}")
         if not 0 < self.beta_decay <= 1:
             raise ValueError(f"beta_decay must be in (0, 1], got {self.beta_decay!r}")
         if self.directions not in sampler_names():
@@ -185,6 +186,8 @@ def step_rule_for(opts: DescentOptions) -> StepRule:
     """The step rule ``opts.line_search`` names, with its factors bound."""
     if opts.line_search == "opt":
         return partial(opt_line_search, grow=opts.grow, shrink=opts.shrink, coarse=float(opts.coarse_candidates))
+    if opts.line_search == "semicircle":
+        return partial(semicircle_step, grow=opts.grow, shrink=opts.shrink, min_angle=opts.step_min)
     if opts.line_search == "armijo":
         return partial(armijo_step, grow=opts.grow)
     return fixed_step

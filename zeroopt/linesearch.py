@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .oracle import Evaluate, Evaluation, Request, Response
+from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
-__all__ = ["StepResult", "armijo_step", "fixed_step", "opt_line_search"]
+__all__ = ["StepResult", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
 
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -32,10 +32,12 @@ class StepResult:
 
 
 def _evaluate_one(
-    x: NDArray[np.float64], eps: float | None, hint: float, cap: float | None, lower: float | None = None
+    x: NDArray[np.float64], eps: float | None, hint: float, cap: float | None, lower: float | None = None,
+    upper: float | None = None,
 ) -> Generator[Request, Response, tuple[float, float]]:
     resp = yield Evaluate(points=x[None, :], eps=eps, hints=np.array([hint]), cap=cap,
-                          lower=None if lower is None else np.array([lower]))
+                          lower=None if lower is None else np.array([lower]),
+                          upper=None if upper is None else np.array([upper]))
     assert isinstance(resp, Evaluation)
     return float(resp.values[0]), float(resp.eps[0])
 
@@ -138,3 +140,105 @@ def armijo_step(
             return StepResult(cand, f_new, e_new, t, t)
         t *= shrink
     return StepResult(x, fx, 0.0, 0.0, t)
+
+
+def _on_circle(t: NDArray[np.float64], v: NDArray[np.float64], angle: float) -> NDArray[np.float64]:
+    return np.cos(angle) * t + np.sin(angle) * v
+
+
+def semicircle_step(
+    x: NDArray[np.float64],
+    fx: float,
+    g: NDArray[np.float64],
+    step: float,
+    eps: float | None,
+    retract: Retraction | None = None,
+    *,
+    grow: float = 2.0,
+    shrink: float = 0.25,
+    angle_rtol: float = 0.1,
+    extend: bool = True,
+    min_angle: float = 1e-4,
+    max_tries: int = 30,
+) -> Generator[Request, Response, StepResult]:
+    """A geometric step for a distance along a direction (CGBA's semicircular search, Reza et al., ICCV 2023).
+
+    For objectives on the unit sphere whose value is a *radius* — ``f(θ)`` the distance from a centre
+    ``c`` to a set ``S`` along the ray ``c + r θ`` (the hard-label attack's g) — the point of S nearest ``c``
+    within the plane of ``θ`` and the descent direction ``v`` lies, when S's boundary there is flat, on the
+    circle with diameter ``[c, c + f(θ) θ]`` (Thales): the point at angle φ from θ is at radius
+    ``f(θ) cos φ`` along ``θ(φ) = cos φ θ + sin φ v``. So one comparison per angle — "is
+    ``f(θ(φ)) < f(θ) cos φ``?" — brackets the best angle: doubling (``grow``) or shrinking (``shrink``)
+    from the last angle ``step``, then bisecting until the bracket is narrower than ``angle_rtol`` times its
+    lower end. Why relative to the angle: around the best angle φ* a flat boundary's radius along θ(φ) grows
+    like ``(φ − φ*)²/2`` while the step gains ``1 − cos φ* ≈ φ*²/2``, so an angle known to 10% loses at most
+    about 1% of the step's gain, at every scale (late steps are small). The angle kept is refined once, to
+    ``eps``, by an evaluation bracketed by its known radius (``Evaluate(upper=)``) and by the radius of the
+    circle's first point outside S (a lower end where the boundary is flat). With ``extend``, larger angles are
+    then tried while f keeps falling, one capped evaluation each (the circle is cautious where S's boundary
+    curves away from the centre, and a jumping f — a tree ensemble's — may fall beyond it). A line search
+    instead evaluates f to ε at every candidate step.
+
+    ``step`` is an angle in radians here (the next iteration starts from the one taken); when no angle
+    above ``min_angle`` improves, the iterate stays and the next step is below ``min_angle``, so a stall rule
+    sees it. A non-positive or infinite ``fx`` cannot be searched this way: the iterate stays.
+    """
+    if not (np.isfinite(fx) and fx > 0):
+        return StepResult(x, fx, 0.0, 0.0, step)
+    norm = float(np.linalg.norm(x))
+    t = x / norm
+    v = -(g - (g @ t) * t)  # the descent direction, in the tangent plane at θ
+    v_norm = float(np.linalg.norm(v))
+    if not v_norm > 0:
+        return StepResult(x, fx, 0.0, 0.0, step)
+    v = v / v_norm
+    right = np.pi / 2  # at φ = π/2 the circle reaches the centre itself, radius 0: never in S
+    lo, hi = 0.0, right
+    angle = float(min(max(step, min_angle), right / grow))
+    for _ in range(max_tries):
+        resp = yield Compare(points=_on_circle(t, v, angle)[None, :], levels=np.array([fx * np.cos(angle)]))
+        assert isinstance(resp, Comparison)  # (a driver ends the run when the budget runs out)
+        if resp.below[0]:
+            lo = angle
+            if hi < right or angle * grow >= right:
+                break
+            angle *= grow
+        else:
+            hi = angle
+            if lo > 0:
+                break
+            angle *= shrink
+            if angle < min_angle:
+                return StepResult(x, fx, 0.0, 0.0, angle)
+    if lo == 0.0:
+        return StepResult(x, fx, 0.0, 0.0, min(angle, step))
+    for _ in range(max_tries):  # bisect the bracket [lo, hi] (lo in S, hi not)
+        if hi - lo <= angle_rtol * lo:
+            break
+        mid = 0.5 * (lo + hi)
+        resp = yield Compare(points=_on_circle(t, v, mid)[None, :], levels=np.array([fx * np.cos(mid)]))
+        assert isinstance(resp, Comparison)
+        lo, hi = (mid, hi) if resp.below[0] else (lo, mid)
+    new = _on_circle(t, v, lo) * norm
+    if retract is not None:
+        new = retract(new)
+    radius = fx * np.cos(lo)  # known: f(new) < radius
+    # Where S's boundary is flat, f(new) is at least f(θ) cos(hi) (the radius of the circle's first point
+    # outside S): start there, below the known upper end, and the search is a short bisection of that bracket.
+    hint = fx * np.cos(hi) if hi < right else radius
+    f_new, e_new = yield from _evaluate_one(new, eps, hint, None, upper=radius)
+    if not f_new < fx:  # S is not as the step assumed (its boundary curves back): stay
+        return StepResult(x, fx, 0.0, 0.0, lo)
+    best = StepResult(new, float(f_new), float(e_new), lo, lo)
+    angle = lo
+    while extend and angle * grow < right:
+        # A candidate that does not beat the best costs one query (it is censored at the cap).
+        angle *= grow
+        cand = _on_circle(t, v, angle) * norm
+        if retract is not None:
+            cand = retract(cand)
+        f_cand, e_cand = yield from _evaluate_one(cand, eps, best.fx, best.fx)
+        if not f_cand < best.fx:
+            break
+        best = StepResult(cand, float(f_cand), float(e_cand), angle, angle)
+    return best

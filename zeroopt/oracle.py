@@ -107,6 +107,10 @@ class Evaluate:
         Optional ``(m,)`` values known to lie at or below the answers, with ``hints`` the values an earlier,
         coarser answer gave for the same points (the two ends of its bracket): an oracle that searches for
         its value may refine that bracket instead of searching afresh. Others ignore it.
+    upper
+        Optional ``(m,)`` values known to lie at or above the answers (e.g. a level a comparison just found
+        the point below): an oracle that searches may take each as its bracket's upper end without asking
+        again, and search up from a ``hint`` below it no further than it. Others ignore it.
     """
 
     points: NDArray[np.float64]
@@ -114,6 +118,7 @@ class Evaluate:
     hints: NDArray[np.float64] | None = None
     cap: float | None = None
     lower: NDArray[np.float64] | None = None
+    upper: NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,8 @@ class RaySearch:
     Modes: ``"local"`` (Algorithm 1 around a hint, censored at ``cap``), ``"global"`` (known adversarial at
     ``start``: bisect [0, start]; when ``start`` exceeds ``cap`` first check at ``cap``), ``"compare"``
     (a single query at ``start``). A global search whose ``start`` is below ``cap`` costs no query to start.
+    A local search given ``hi`` (a λ known adversarial) starts there without a query when ``start`` is not
+    below it, and otherwise bisects up to it once ``start`` proves non-adversarial.
     A local search's steps away from its hint are ``ratio`` for the first :data:`STEPS_BEFORE_GROWTH`, then
     multiplied by ``growth`` after each step (1: the paper's fixed ratio; 2: galloping).
     """
@@ -102,6 +104,9 @@ class RaySearch:
         v = self.start if np.isfinite(self.start) and self.start > 0 else min(1.0, self.ray.lam_max)
         if self.mode in ("local", "global") and v >= self.cap:
             v, self.phase = self.cap, "at_cap"
+        elif self.mode == "local" and v >= self.hi:  # the known adversarial end: step down from it at once
+            self.phase, self.nxt = "down", self.hi * (1 - self.step_ratio)
+            return
         elif self.mode == "global":
             # The caller already saw the model label the point at `start` adversarial: bisect [0, start].
             self.lo, self.hi = min(self.lo, v), v  # a caller may know a non-adversarial λ (lo) already
@@ -140,6 +145,9 @@ class RaySearch:
         if self.phase == "start":
             if adversarial:
                 self.hi, self.phase, self.nxt = lam, "down", lam * (1 - self.step_ratio)
+            elif math.isfinite(self.hi):  # below a known adversarial end: the bracket is complete
+                self.lo = lam
+                self._bisect_or_finish()
             else:
                 self.lo, self.phase = lam, "up"
                 self._step_up(first=True)
@@ -317,14 +325,16 @@ class BoundaryOracleGroup(OracleGroup):
     def remaining(self, member: int) -> int | float:
         return self.images[member].ledger.remaining
 
-    def _value_search(self, owner: int, p: NDArray[np.float64], hint: float, lower: float, eps: float,
-                      cap: float) -> RaySearch:
+    def _value_search(self, owner: int, p: NDArray[np.float64], hint: float, lower: float, upper: float,
+                      eps: float, cap: float) -> RaySearch:
         """A search for g at ``p``: Algorithm 1 around ``hint``, or — when an earlier answer bracketed it in
-        [``lower``, ``hint``], ``hint`` labelled adversarial — a bisection of that bracket, no query to start."""
+        [``lower``, ``hint``], ``hint`` labelled adversarial — a bisection of that bracket, no query to start.
+        A finite ``upper`` (labelled adversarial already) ends Algorithm 1's bracket without a query."""
         ray = self.ray(owner, p)
         if math.isfinite(hint) and math.isfinite(lower) and 0.0 <= lower < hint < cap:
             return RaySearch(owner, ray, hint, eps, "global", cap, self.ratio, self.growth, lo=lower)
-        return RaySearch(owner, ray, hint, eps, "local", cap, self.ratio, self.growth)
+        hi = upper if math.isfinite(upper) and 0.0 < upper < cap else math.inf
+        return RaySearch(owner, ray, hint, eps, "local", cap, self.ratio, self.growth, hi=hi)
 
     def answer(self, requests: Sequence[tuple[int, Request]]) -> list[Response]:
         per_request: list[list[RaySearch]] = []
@@ -335,8 +345,9 @@ class BoundaryOracleGroup(OracleGroup):
                 cap = math.inf if req.cap is None else req.cap
                 hints = req.hints if req.hints is not None else np.full(len(req.points), math.nan)
                 lower = req.lower if req.lower is not None else np.full(len(req.points), math.nan)
-                for p, h, low in zip(req.points, hints, lower, strict=True):
-                    searches.append(self._value_search(owner, p, float(h), float(low), eps, cap))
+                upper = req.upper if req.upper is not None else np.full(len(req.points), math.nan)
+                for p, h, low, up in zip(req.points, hints, lower, upper, strict=True):
+                    searches.append(self._value_search(owner, p, float(h), float(low), float(up), eps, cap))
             elif isinstance(req, Compare):
                 for p, level in zip(req.points, req.levels, strict=True):
                     searches.append(RaySearch(owner, self.ray(owner, p), float(level), 0.0, "compare"))
