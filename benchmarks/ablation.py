@@ -34,7 +34,9 @@ from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
-_HISTORY = {**CHEAP_START, **SIGN_OPT_BETA}  # the cheap start, with the β of its time
+_HISTORY = {**CHEAP_START, **SIGN_OPT_BETA, "line_search": "opt"}  # the cheap start, with the β and step of its time
+# The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
+_LINE_SEARCH = {**CHEAP_START, "line_search": "opt"}
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -60,12 +62,14 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
                                                                       "eps_relative": False}),
     "+ relative precision": ("sign-growing", dict(_HISTORY)),
     "default with Sign-OPT's β = 0.001": ("sign-growing", dict(_HISTORY)),
-    "+ wider probes: β 0.01 (the default)": ("sign-growing", dict(CHEAP_START)),
-    "default with β 0.0003": ("sign-growing", {**CHEAP_START, "beta": 0.0003}),
-    "default with β 0.003": ("sign-growing", {**CHEAP_START, "beta": 0.003}),
-    "default with β 0.03": ("sign-growing", {**CHEAP_START, "beta": 0.03}),
-    "default with β 0.1": ("sign-growing", {**CHEAP_START, "beta": 0.1}),
-    "default + coarse line-search candidates": ("sign-growing", {**CHEAP_START, "coarse_candidates": 256.0}),
+    "+ wider probes: β 0.01": ("sign-growing", dict(_LINE_SEARCH)),
+    # (the β sweep and the coarse candidates: "default" as it was then, with the OPT line search)
+    "default with β 0.0003": ("sign-growing", {**_LINE_SEARCH, "beta": 0.0003}),
+    "default with β 0.003": ("sign-growing", {**_LINE_SEARCH, "beta": 0.003}),
+    "default with β 0.03": ("sign-growing", {**_LINE_SEARCH, "beta": 0.03}),
+    "default with β 0.1": ("sign-growing", {**_LINE_SEARCH, "beta": 0.1}),
+    "default + coarse line-search candidates": ("sign-growing", {**_LINE_SEARCH, "coarse_candidates": 256.0}),
+    "+ semicircular step (the default)": ("sign-growing", dict(CHEAP_START)),
     "default with absolute precision": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**CHEAP_START,
                                                              "initial_selection": "halving-tournament"}),

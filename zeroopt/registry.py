@@ -41,6 +41,10 @@ class SolverContext:
     unit_sphere
         The objective depends on the direction of x only (like g(θ), a distance along the ray of θ):
         iterates are kept on the unit sphere and probes are unit-norm directions.
+    radial
+        The value is a *radius*: the distance from a centre, along the ray of x, to a set (the hard-label
+        attack's g(θ)), so "is f(θ') < r?" asks whether the point at radius r along θ' lies in the set, and
+        the semicircular step (:func:`~zeroopt.linesearch.semicircle_step`) applies. Implies ``unit_sphere``.
     adjustable_precision
         The oracle answers to a requested precision ε, at a cost that grows as ε shrinks, so a solver
         may tie ε to its smoothing radius β.
@@ -55,8 +59,11 @@ class SolverContext:
     unit_sphere: bool = False
     adjustable_precision: bool = False
     constants: str | None = None
+    radial: bool = False
 
     def __post_init__(self) -> None:
+        if self.radial and not self.unit_sphere:
+            raise ValueError("a radial objective depends on the direction of x only: pass unit_sphere=True too")
         if self.constants is not None and self.constants not in PRESETS:
             raise ValueError(f"constants (preset) must be one of {sorted(PRESETS)} or None, got {self.constants!r}")
 

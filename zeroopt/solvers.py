@@ -182,6 +182,11 @@ GROWING_RELATIVE_EPS = True
 #: than the slope such a step follows; a tree ensemble's g jumps wherever the ray's first crossing changes leaf,
 #: and needs the wider radius throughout (a schedule back to 0.001 lost its gains).
 GROWING_BETA = 0.01
+#: sign-growing's step where the objective is a radius (``SolverContext(radial=True)``, the hard-label g):
+#: the semicircular search (:func:`~zeroopt.linesearch.semicircle_step`), which brackets the best angle with
+#: one-query comparisons where the OPT line search evaluates every candidate to ε
+#: (benchmarks/results/ablation/semicircle/).
+GROWING_RADIAL_STEP = "semicircle"
 
 
 @dataclass(frozen=True)
@@ -189,7 +194,8 @@ class SignGrowingOptions(SignOptions):
     """``"sign-growing"``: the sign estimator with √t probe growth (:class:`~zeroopt.parts.SqrtProbeGrowth`):
     ``q_start`` comparisons at first, growing like √t to ``q`` — cheap rough steps early, precise ones later —
     and a run that crawls converges (``min_progress``), so restarts can look elsewhere. On the unit sphere its
-    probes are wider than Sign-OPT's (β = :data:`GROWING_BETA`) and its precision relative to g."""
+    probes are wider than Sign-OPT's (β = :data:`GROWING_BETA`) and its precision relative to g; where the value
+    is a radius (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`)."""
 
     q_start: int | None = GROWING_Q_START
     min_progress: float | None = GROWING_MIN_PROGRESS
@@ -198,8 +204,11 @@ class SignGrowingOptions(SignOptions):
 def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
     if not context.unit_sphere:
         return {}
-    return {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS,
-            "beta": GROWING_BETA}
+    out = {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS,
+           "beta": GROWING_BETA}
+    if context.radial:
+        out["line_search"] = GROWING_RADIAL_STEP
+    return out
 
 
 @register_solver("sign-growing", SignGrowingOptions,

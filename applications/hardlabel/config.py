@@ -212,7 +212,8 @@ def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: Any) -> tuple[
 
 def boundary_context(shape: tuple[int, ...], preset: str) -> zeroopt.SolverContext:
     """g(θ) described to the solver registry: it depends on θ's direction only (iterates on the unit
-    sphere), and its oracle's precision is chosen per request (a binary search's tolerance).
+    sphere), it is a radius (the distance from x0 along θ to the adversarial region, so one query at radius r
+    tells whether g(θ) < r), and its oracle's precision is chosen per request (a binary search's tolerance).
 
     An input that is one flat vector is taken for tabular features, whose order carries no smoothness: it
     is described without an array shape, so shape-aware samplers ("low-frequency", "multi-scale") draw from
@@ -222,7 +223,7 @@ def boundary_context(shape: tuple[int, ...], preset: str) -> zeroopt.SolverConte
     dim = int(np.prod(shape))
     array_shape = tuple(shape) if len(shape) > 1 else None
     return zeroopt.SolverContext(dim=dim, shape=array_shape, unit_sphere=True, adjustable_precision=True,
-                                 constants=preset)
+                                 constants=preset, radial=True)
 
 
 def initial_precision(options: dict[str, Any]) -> float:
