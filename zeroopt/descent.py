@@ -155,6 +155,10 @@ class DescentOptions:
         check_positive("coarse_candidates", self.coarse_candidates)
         if self.coarse_candidates < 1:
             raise ValueError(f"coarse_candidates must be >= 1 (a multiple of ε), got {self.coarse_candidates!r}")
+        if self.coarse_candidates != 1 and self.line_search != "opt":
+            raise ValueError(
+                f"coarse_candidates ranks the OPT line search's candidates; line_search is {self.line_search!r}: "
+                "pass line_search='opt' as well (the semicircular step evaluates a single angle already)")
         if self.line_search not in ("opt", "armijo", "fixed", "semicircle"):
             raise ValueError(
                 f"line_search must be 'opt', 'armijo', 'fixed' or 'semicircle', got {self.line_search!r}")
