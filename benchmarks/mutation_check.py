@@ -58,8 +58,9 @@ MUTANTS: tuple[Mutant, ...] = (
         # Both ways of picking the start (the tournament of the cheap start, and the reference's bisect-all).
         (("    hits = _probe(group, candidates)\n",
           "    spent = {i: group.images[i].ledger.spent for i in candidates}\n    hits = _probe(group, candidates)\n"),
-         ("        return tournament(group, hits, eps)\n",
-          "        won = tournament(group, hits, eps)\n        for i, s in spent.items():\n"
+         ("        return tournament(group, hits, eps, accelerate=selection == \"tournament\")\n",
+          "        won = tournament(group, hits, eps, accelerate=selection == \"tournament\")\n"
+          "        for i, s in spent.items():\n"
           "            group.images[i].ledger.spent = s\n        return won\n"),
          ("                best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]\n"
           "    return best\n",
@@ -81,6 +82,12 @@ MUTANTS: tuple[Mutant, ...] = (
         (("self.step_rule(state.x, state.fx, est.g, state.step, eps, self.retract)",
           "self.step_rule(state.x, state.fx, state.rng.standard_normal(d) * float(np.linalg.norm(est.g))"
           " / np.sqrt(d), state.step, eps, self.retract)"),),
+    ),
+    Mutant(
+        "semicircle-radius", "semicircular step compares at f(θ) instead of the circle's radius f(θ) cos φ",
+        "zeroopt/linesearch.py",
+        (("levels=np.array([fx * np.cos(angle)])", "levels=np.array([fx])"),
+         ("levels=np.array([fx * np.cos(mid)])", "levels=np.array([fx])")),
     ),
     Mutant(
         "bisection-eps", "bisection tolerance ε replaced by a fixed 0.01", "applications/hardlabel/boundary.py",
