@@ -146,3 +146,12 @@ def test_a_known_upper_end_closes_the_bracket_without_a_query() -> None:
                                                  upper=np.array([0.8004])))])
     assert float(ans.values[0]) == pytest.approx(truth, abs=2 * eps)
     assert group.images[0].ledger.spent <= 1 + np.ceil(np.log2(0.8004 * 0.01 / eps))
+
+
+def test_a_value_that_is_no_radius_ends_the_run_instead_of_spending_the_budget() -> None:
+    """f <= 0 everywhere: no circle to search. Each step hands the stall rule a step below its floor, so β
+    shrinks to its floor and the run converges long before the budget."""
+    res = zeroopt.minimize(lambda x: -1.0 - float(x @ x), np.ones(6), solver="sign-growing", budget=20_000, seed=0,
+                           line_search="semicircle", retract=zeroopt.unit_sphere)
+    assert res.status is zeroopt.Status.CONVERGED
+    assert res.queries < 2_000

@@ -181,10 +181,11 @@ def semicircle_step(
 
     ``step`` is an angle in radians here (the next iteration starts from the one taken); when no angle
     above ``min_angle`` improves, the iterate stays and the next step is below ``min_angle``, so a stall rule
-    sees it. A non-positive or infinite ``fx`` cannot be searched this way: the iterate stays.
+    sees it. A non-positive or infinite ``fx`` is no radius to search from: the iterate stays and the next step
+    is below ``min_angle`` too, so a stall rule shrinks β and, in the end, ends the run.
     """
     if not (np.isfinite(fx) and fx > 0):
-        return StepResult(x, fx, 0.0, 0.0, step)
+        return StepResult(x, fx, 0.0, 0.0, 0.5 * min_angle)
     norm = float(np.linalg.norm(x))
     t = x / norm
     v = -(g - (g @ t) * t)  # the descent direction, in the tangent plane at θ
