@@ -6,11 +6,11 @@ import dataclasses
 
 import numpy as np
 import pytest
+from boundary_oracles import drive_one, linear_group
 from scipy.fft import dctn
 
 import zeroopt
 from applications.hardlabel import attack
-from applications.hardlabel.boundary import BoundaryOracleGroup, ImageState
 from applications.hardlabel.tournament import tournament
 from zeroopt.directions import make_sampler, sampler_names
 
@@ -111,15 +111,6 @@ def test_q_start_spends_fewer_probes_early() -> None:
     assert runs[5].fun < float(x0 @ x0)
 
 
-def _linear_group(x0: np.ndarray, w: np.ndarray, b: float, budget: int) -> BoundaryOracleGroup:
-    """A 2-class linear model: label 1 where w·x + b > 0; the boundary distance along θ is analytic."""
-    def model(x: np.ndarray) -> np.ndarray:
-        return (x.reshape(len(x), -1) @ w + b > 0).astype(np.int64)
-
-    img = ImageState(x0, 0, None, zeroopt.QueryLedger(budget=budget))
-    return BoundaryOracleGroup(model, [img], x0.shape, (-100.0, 100.0), default_eps=1e-6)
-
-
 def test_tournament_picks_the_nearest_candidate_cheaply() -> None:
     rng = np.random.default_rng(3)
     d = 30
@@ -131,7 +122,7 @@ def test_tournament_picks_the_nearest_candidate_cheaply() -> None:
     dirs = dirs[cos > 0]  # directions that reach the boundary
     g = 1.0 / (dirs @ w)  # exact boundary distance along each
     lam = float(g.max() * 1.5)
-    group = _linear_group(x0, w, b, budget=10_000)
+    group = linear_group(x0, w, b, budget=10_000)
     out = tournament(group, {0: [(u, lam) for u in dirs]}, eps=1e-6)
     theta, value = out[0]
     assert value == pytest.approx(1.0 / (theta @ w), abs=1e-5)
@@ -152,7 +143,7 @@ def test_the_tournament_falls_faster_through_rounds_that_rank_nobody() -> None:
     lam = float(g.max() * 64)  # known adversarial far outside: the first rounds knock nobody out
     spent, values = {}, {}
     for accelerate in (False, True):
-        group = _linear_group(x0, w, -1.0, budget=10_000)
+        group = linear_group(x0, w, -1.0, budget=10_000)
         theta, values[accelerate] = tournament(group, {0: [(u, lam) for u in dirs]}, eps=1e-6,
                                                accelerate=accelerate)[0]
         assert values[accelerate] == pytest.approx(1.0 / (theta @ w), abs=1e-5)
@@ -213,7 +204,7 @@ def test_galloping_local_search_finds_the_value_for_fewer_queries(truth: float) 
     w[0] = 1.0 / truth  # the boundary w·x = 1 lies at λ = truth along e_0
     spent = {}
     for growth in (1.0, 2.0):
-        group = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+        group = linear_group(np.zeros(d), w, -1.0, budget=10_000)
         search = RaySearch(0, group.ray(0, np.eye(d)[0]), 1.0, eps, "local", growth=growth)
         group.run([search])
         assert search.done and search.value == pytest.approx(truth, abs=2 * eps)
@@ -301,23 +292,12 @@ def test_sign_growing_s_wider_probes_see_the_slope_of_a_staircase() -> None:
         assert final_value(seed) < 0.25 * final_value(seed, beta=0.001)
 
 
-def _drive_one(gen, group):  # type: ignore[no-untyped-def]
-    """Run a request generator against input 0 of ``group``; its return value."""
-    try:
-        req = next(gen)
-        while True:
-            (resp,) = group.answer([(0, req)])
-            req = gen.send(resp)
-    except StopIteration as stop:
-        return stop.value
-
-
 def test_a_bracket_from_a_coarse_answer_is_refined_not_searched_afresh() -> None:
     d, truth = 8, 0.8
     w = np.zeros(d)
     w[0] = 1.0 / truth  # the boundary lies at λ = 0.8 along e_0
     point = np.eye(d)[:1]
-    group = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+    group = linear_group(np.zeros(d), w, -1.0, budget=10_000)
     (coarse,) = group.answer([(0, zeroopt.Evaluate(points=point, eps=1e-3, hints=np.array([1.0])))])
     before = group.images[0].ledger.spent
     value, achieved = float(coarse.values[0]), float(coarse.eps[0])
@@ -326,7 +306,7 @@ def test_a_bracket_from_a_coarse_answer_is_refined_not_searched_afresh() -> None
     refine_cost = group.images[0].ledger.spent - before
     assert float(fine.values[0]) == pytest.approx(truth, abs=2e-7) and float(fine.values[0]) >= truth
     assert refine_cost <= np.ceil(np.log2(achieved / 1e-7)) + 1  # a bisection of the bracket, no more
-    fresh = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+    fresh = linear_group(np.zeros(d), w, -1.0, budget=10_000)
     fresh.answer([(0, zeroopt.Evaluate(points=point, eps=1e-7, hints=np.array([value])))])
     assert refine_cost < fresh.images[0].ledger.spent  # a search from the hint alone costs more
 
@@ -343,10 +323,10 @@ def test_coarse_line_search_candidates_keep_the_point_and_its_precision_for_fewe
     grad_direction = -(w - (w @ theta) * theta)  # descent along the sphere toward w, as an estimate would say
     results = {}
     for coarse in (1.0, 64.0):
-        group = _linear_group(np.zeros(d), w, -1.0, budget=10_000)
+        group = linear_group(np.zeros(d), w, -1.0, budget=10_000)
         (start,) = group.answer([(0, zeroopt.Evaluate(points=theta[None, :], eps=eps))])
         fx, spent0 = float(start.values[0]), group.images[0].ledger.spent
-        res = _drive_one(opt_line_search(theta, fx, grad_direction, 0.5, eps, zeroopt.unit_sphere, coarse=coarse),
+        res = drive_one(opt_line_search(theta, fx, grad_direction, 0.5, eps, zeroopt.unit_sphere, coarse=coarse),
                          group)
         x = res.x / np.linalg.norm(res.x)
         assert res.fx == pytest.approx(1.0 / (w @ x), abs=2 * eps) and res.fx_eps <= eps

@@ -4,31 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from boundary_oracles import drive_one, linear_group
 
 import zeroopt
-from applications.hardlabel.boundary import BoundaryOracleGroup, ImageState
 from zeroopt.linesearch import opt_line_search, semicircle_step
-
-
-def _half_space_group(w: np.ndarray, budget: int = 10_000) -> BoundaryOracleGroup:
-    """A 2-class linear model seen from x0 = 0: label 1 where w·x > 1, so g(θ) = 1 / (w·θ) for w·θ > 0."""
-    d = w.size
-
-    def model(x: np.ndarray) -> np.ndarray:
-        return (x.reshape(len(x), -1) @ w > 1.0).astype(np.int64)
-
-    img = ImageState(np.zeros(d), 0, None, zeroopt.QueryLedger(budget=budget))
-    return BoundaryOracleGroup(model, [img], (d,), (-100.0, 100.0), default_eps=1e-6)
-
-
-def _drive(gen, group):  # type: ignore[no-untyped-def]
-    try:
-        req = next(gen)
-        while True:
-            (resp,) = group.answer([(0, req)])
-            req = gen.send(resp)
-    except StopIteration as stop:
-        return stop.value
 
 
 def _start(d: int, w: np.ndarray, tilt: float) -> np.ndarray:
@@ -48,10 +27,10 @@ def test_one_semicircular_step_reaches_the_nearest_point_of_a_flat_boundary(tilt
     g_true = -(w / (w @ theta) ** 2)  # ∇g of g(θ) = 1/(w·θ); its tangent part points away from e_0
     costs, values = {}, {}
     for name, rule in (("semicircle", semicircle_step), ("line search", opt_line_search)):
-        group = _half_space_group(w)
+        group = linear_group(np.zeros(w.size), w, -1.0, budget=10_000)
         (start,) = group.answer([(0, zeroopt.Evaluate(points=theta[None, :], eps=eps))])
         fx, spent = float(start.values[0]), group.images[0].ledger.spent
-        res = _drive(rule(theta, fx, g_true, 0.05, eps, zeroopt.unit_sphere), group)
+        res = drive_one(rule(theta, fx, g_true, 0.05, eps, zeroopt.unit_sphere), group)
         x = res.x / np.linalg.norm(res.x)
         assert res.fx == pytest.approx(1.0 / (w @ x), abs=2 * eps)  # the value is the new point's, to ε
         costs[name], values[name] = group.images[0].ledger.spent - spent, res.fx
@@ -67,10 +46,10 @@ def test_a_wrong_direction_leaves_the_iterate_and_asks_the_stall_rule_to_act() -
     w[0] = 2.0
     theta = _start(d, w, 0.5)
     uphill = w / (w @ theta) ** 2  # the ascent direction: every angle along it leaves the boundary farther
-    group = _half_space_group(w)
+    group = linear_group(np.zeros(w.size), w, -1.0, budget=10_000)
     (start,) = group.answer([(0, zeroopt.Evaluate(points=theta[None, :], eps=1e-6))])
     fx = float(start.values[0])
-    res = _drive(semicircle_step(theta, fx, uphill, 0.05, 1e-6, min_angle=1e-4), group)
+    res = drive_one(semicircle_step(theta, fx, uphill, 0.05, 1e-6, min_angle=1e-4), group)
     assert res.step_taken == 0.0 and np.array_equal(res.x, theta) and res.fx == fx
     assert res.next_step < 1e-4  # below the stall rule's floor: it shrinks β or converges
 
@@ -134,14 +113,15 @@ def test_a_known_upper_end_closes_the_bracket_without_a_query() -> None:
     point = np.eye(d)[:1]
     costs = {}
     for name, upper in (("known", 0.8004), ("unknown", None)):
-        group = _half_space_group(w)
+        group = linear_group(np.zeros(w.size), w, -1.0, budget=10_000)
         (ans,) = group.answer([(0, zeroopt.Evaluate(points=point, eps=eps, hints=np.array([0.7996]),
                                                      upper=None if upper is None else np.array([upper])))])
         assert float(ans.values[0]) == pytest.approx(truth, abs=2 * eps) and float(ans.values[0]) >= truth
         costs[name] = group.images[0].ledger.spent
     assert costs["known"] <= 1 + np.ceil(np.log2(0.0008 / eps))
     assert costs["known"] < costs["unknown"]
-    group = _half_space_group(w)  # a hint at or above the known end: the search steps down from it at once
+    # A hint at or above the known end: the search steps down from it at once.
+    group = linear_group(np.zeros(w.size), w, -1.0, budget=10_000)
     (ans,) = group.answer([(0, zeroopt.Evaluate(points=point, eps=eps, hints=np.array([0.9]),
                                                  upper=np.array([0.8004])))])
     assert float(ans.values[0]) == pytest.approx(truth, abs=2 * eps)

@@ -1,0 +1,29 @@
+"""Test helpers shared by the test modules: a hard-label oracle over a linear model, and a driver for one
+request generator (a step rule, an estimator) against it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import zeroopt
+from applications.hardlabel.boundary import BoundaryOracleGroup, ImageState
+
+
+def linear_group(x0: np.ndarray, w: np.ndarray, b: float, budget: int) -> BoundaryOracleGroup:
+    """A 2-class linear model: label 1 where w·x + b > 0; the boundary distance along θ is analytic."""
+    def model(x: np.ndarray) -> np.ndarray:
+        return (x.reshape(len(x), -1) @ w + b > 0).astype(np.int64)
+
+    img = ImageState(x0, 0, None, zeroopt.QueryLedger(budget=budget))
+    return BoundaryOracleGroup(model, [img], x0.shape, (-100.0, 100.0), default_eps=1e-6)
+
+
+def drive_one(gen, group):  # type: ignore[no-untyped-def]
+    """Run a request generator against input 0 of ``group``; its return value."""
+    try:
+        req = next(gen)
+        while True:
+            (resp,) = group.answer([(0, req)])
+            req = gen.send(resp)
+    except StopIteration as stop:
+        return stop.value
