@@ -86,8 +86,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "semicircle-radius", "semicircular step compares at f(θ) instead of the circle's radius f(θ) cos φ",
         "zeroopt/linesearch.py",
-        (("levels=np.array([fx * np.cos(angle)])", "levels=np.array([fx])"),
-         ("levels=np.array([fx * np.cos(mid)])", "levels=np.array([fx])")),
+        (("levels=np.array([fx * np.cos(angle)])", "levels=np.array([fx])"),),
     ),
     Mutant(
         "bisection-eps", "bisection tolerance ε replaced by a fixed 0.01", "applications/hardlabel/boundary.py",

@@ -146,6 +146,15 @@ def _on_circle(t: NDArray[np.float64], v: NDArray[np.float64], angle: float) -> 
     return np.cos(angle) * t + np.sin(angle) * v
 
 
+def _circle_point_inside(
+    t: NDArray[np.float64], v: NDArray[np.float64], angle: float, fx: float
+) -> Generator[Request, Response, bool]:
+    """Whether the circle's point at ``angle`` — radius ``fx cos(angle)`` along θ(angle) — lies in S (one query)."""
+    resp = yield Compare(points=_on_circle(t, v, angle)[None, :], levels=np.array([fx * np.cos(angle)]))
+    assert isinstance(resp, Comparison)  # (a driver ends the run when the budget runs out)
+    return bool(resp.below[0])
+
+
 def semicircle_step(
     x: NDArray[np.float64],
     fx: float,
@@ -193,13 +202,16 @@ def semicircle_step(
     if not v_norm > 0:
         return StepResult(x, fx, 0.0, 0.0, step)
     v = v / v_norm
+
+    def iterate_at(angle: float) -> NDArray[np.float64]:  # the direction θ(angle), at x's norm, retracted
+        point = _on_circle(t, v, angle) * norm
+        return point if retract is None else retract(point)
+
     right = np.pi / 2  # at φ = π/2 the circle reaches the centre itself, radius 0: never in S
     lo, hi = 0.0, right
     angle = float(min(max(step, min_angle), right / grow))
     for _ in range(max_tries):
-        resp = yield Compare(points=_on_circle(t, v, angle)[None, :], levels=np.array([fx * np.cos(angle)]))
-        assert isinstance(resp, Comparison)  # (a driver ends the run when the budget runs out)
-        if resp.below[0]:
+        if (yield from _circle_point_inside(t, v, angle, fx)):
             lo = angle
             if hi < right or angle * grow >= right:
                 break
@@ -217,12 +229,9 @@ def semicircle_step(
         if hi - lo <= angle_rtol * lo:
             break
         mid = 0.5 * (lo + hi)
-        resp = yield Compare(points=_on_circle(t, v, mid)[None, :], levels=np.array([fx * np.cos(mid)]))
-        assert isinstance(resp, Comparison)
-        lo, hi = (mid, hi) if resp.below[0] else (lo, mid)
-    new = _on_circle(t, v, lo) * norm
-    if retract is not None:
-        new = retract(new)
+        lo, hi = (mid, hi) if (yield from _circle_point_inside(t, v, mid, fx)) else (lo, mid)
+
+    new = iterate_at(lo)
     radius = fx * np.cos(lo)  # known: f(new) < radius
     # Where S's boundary is flat, f(new) is at least f(θ) cos(hi) (the radius of the circle's first point
     # outside S): start there, below the known upper end, and the search is a short bisection of that bracket.
@@ -235,9 +244,7 @@ def semicircle_step(
     while extend and angle * grow < right:
         # A candidate that does not beat the best costs one query (it is censored at the cap).
         angle *= grow
-        cand = _on_circle(t, v, angle) * norm
-        if retract is not None:
-            cand = retract(cand)
+        cand = iterate_at(angle)
         f_cand, e_cand = yield from _evaluate_one(cand, eps, best.fx, best.fx)
         if not f_cand < best.fx:
             break
