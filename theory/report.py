@@ -122,7 +122,7 @@ def write_report(report: Report, out_dir: Path, db: str | Path | None = None) ->
             if spec["stop_at_hit"] else "; every run goes on to its cap"
         )
         + f"; cap {spec['cap']:g} × 16(d+4)L₁(f(x0)−f*)/δ² iterations; {report.workers} worker process(es), "
-        f"{report.wall_s:.0f} s wall.",
+        f"{round(report.wall_s, 1):.0f} s wall.",  # (from the value the JSON stores, so a reanalysis says the same)
         "",
     ]
     if report.findings:
