@@ -195,6 +195,28 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+def merge_update(old: dict, rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """``--update``: the stored report ``old`` with ``rows`` (this run's) in place of the rows they redo.
+
+    Returns ``(rows in MUTANTS order, earlier)``, where ``earlier`` names, for each row this run did not redo,
+    the one command that made it (oldest first; a row that an older page listed twice belongs to the first).
+    """
+    rerun = {r["mutant"] for r in rows}
+    kept = [r for r in old["mutants"] if r["mutant"] not in rerun]
+    earlier: list[dict] = []
+    if kept:
+        seen: set[str] = set()
+        for e in old.get("earlier", []):
+            mine = [m for m in e["mutants"] if m not in rerun and m not in seen]
+            seen.update(mine)
+            earlier.append({**e, "mutants": mine})
+        own = [r["mutant"] for r in kept if r["mutant"] not in seen]  # the rows the old command itself ran
+        earlier.append({"command": old["command"], "baseline": old["baseline"], "mutants": own})
+        earlier = [e for e in earlier if e["mutants"]]
+    order = {m.name: k for k, m in enumerate(MUTANTS)}
+    return sorted(kept + rows, key=lambda r: order.get(str(r["mutant"]), len(order))), earlier
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", default="", help="comma-separated mutant names (default: all)")
@@ -246,16 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                 "passed": len(passed0), "seconds": sec0}
     earlier: list[dict] = []
     if args.update and args.out != "-" and Path(args.out).with_suffix(".json").exists():
-        old = json.loads(Path(args.out).with_suffix(".json").read_text())
-        rerun = {r["mutant"] for r in rows}
-        kept = [r for r in old["mutants"] if r["mutant"] not in rerun]
-        if kept:  # the earlier command's rows that this one did not redo, with where they came from
-            earlier = [
-                {**e, "mutants": [m for m in e["mutants"] if m not in rerun]} for e in old.get("earlier", [])
-            ] + [{"command": old["command"], "baseline": old["baseline"], "mutants": [r["mutant"] for r in kept]}]
-            earlier = [e for e in earlier if e["mutants"]]
-        order = {m.name: k for k, m in enumerate(MUTANTS)}
-        rows = sorted(kept + rows, key=lambda r: order.get(str(r["mutant"]), len(order)))
+        rows, earlier = merge_update(json.loads(Path(args.out).with_suffix(".json").read_text()), rows)
     if args.out != "-":
         out = Path(args.out)
         out.write_text(render(rows, command, baseline, earlier))
