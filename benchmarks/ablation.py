@@ -34,9 +34,9 @@ from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
-_HISTORY = {**CHEAP_START, **SIGN_OPT_BETA, "line_search": "opt"}  # the cheap start, with the β and step of its time
 # The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
 _LINE_SEARCH = {**CHEAP_START, "line_search": "opt"}
+_HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {

@@ -28,7 +28,7 @@ from .directions import (
 from .driver import drive, minimize, run_solver
 from .errors import ObjectiveError, PartialResultError, partial_result
 from .estimators import GradientEstimate, GradientEstimator, forward_difference, sign_of_difference
-from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search
+from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .mixture import MixtureDirections, multi_scale_directions
 from .oracle import (
     BudgetExhaustedError,
@@ -88,7 +88,8 @@ __all__ = [
     "ToleranceMonitor", "ToleranceWarning", "armijo_step", "as_oracle", "check_positive", "descent_solver",
     "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver", "list_solvers",
     "make_sampler", "make_solver", "minimize", "opt_line_search", "preset_for", "register_sampler",
-    "register_solver", "run_solver", "sign_of_difference", "solve_many", "unit_sphere", "unit_sphere_steps",
+    "register_solver", "run_solver", "semicircle_step", "sign_of_difference", "solve_many", "unit_sphere",
+    "unit_sphere_steps",
     # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
     # restarts: a crawling run converges, a spent basin is left for a fresh start

@@ -155,13 +155,13 @@ class DescentOptions:
         check_positive("coarse_candidates", self.coarse_candidates)
         if self.coarse_candidates < 1:
             raise ValueError(f"coarse_candidates must be >= 1 (a multiple of ε), got {self.coarse_candidates!r}")
+        if self.line_search not in ("opt", "armijo", "fixed", "semicircle"):
+            raise ValueError(
+                f"line_search must be 'opt', 'armijo', 'fixed' or 'semicircle', got {self.line_search!r}")
         if self.coarse_candidates != 1 and self.line_search != "opt":
             raise ValueError(
                 f"coarse_candidates ranks the OPT line search's candidates; line_search is {self.line_search!r}: "
                 "pass line_search='opt' as well (the semicircular step evaluates a single angle already)")
-        if self.line_search not in ("opt", "armijo", "fixed", "semicircle"):
-            raise ValueError(
-                f"line_search must be 'opt', 'armijo', 'fixed' or 'semicircle', got {self.line_search!r}")
         if not 0 < self.beta_decay <= 1:
             raise ValueError(f"beta_decay must be in (0, 1], got {self.beta_decay!r}")
         if self.directions not in sampler_names():
