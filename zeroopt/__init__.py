@@ -59,7 +59,7 @@ from .parts import (
     unit_sphere,
 )
 from .problems import NoisyOracle, Problem
-from .racing import RACE_ITERATIONS, Start, race
+from .racing import RACE_FRACTION, RACE_ITERATIONS, RACE_MAX_STARTS, RACE_MIN_SHARE, Start, race, race_plan
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
     SolverContext,
@@ -94,6 +94,7 @@ __all__ = [
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
     # restarts: a crawling run converges, a spent basin is left for a fresh start
     "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart",
-    # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts
-    "BoxDirections", "RACE_ITERATIONS", "Start", "race",
+    # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget
+    "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "Start", "race",
+    "race_plan",
 ]

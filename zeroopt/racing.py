@@ -1,31 +1,83 @@
-"""A race between starting points: each runs a few iterations, the one that got furthest goes on.
+"""A race between starting points: each runs for a while, the one that got furthest goes on.
 
 Which start is best is not which has the lowest value: on an objective with many basins, a start a little
 higher up a steep slope can end far lower than the lowest start in a shallow basin. An initial search that
 keeps only its lowest candidate bets on the value alone. :func:`race` instead runs every candidate start of
-a member for a few iterations of the solver, all in lockstep, and keeps the point that got lowest — a
-successive-halving round with one survivor, paid for with the losers' iterations.
+a member for a few iterations of the solver (or until the member has spent a share of its budget), all in
+lockstep, and keeps the point that got lowest — a successive-halving round with one survivor, paid for with
+the losers' queries. :func:`race_plan` sizes such a race from a budget: a large budget can afford to look
+at several basins before it commits to one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .driver import drive, run_solver
 from .oracle import OracleGroup
-from .restarts import solve_many
+from .records import IterationRecord
 from .solver import ComposedSolver
 
-__all__ = ["RACE_ITERATIONS", "Start", "race"]
+__all__ = ["RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "Start", "race", "race_plan"]
 
 #: Iterations each candidate runs before the race is decided: one iteration's gain is mostly its first step
 #: size's luck; two already show the slope.
 RACE_ITERATIONS = 2
+#: :func:`race_plan`: the share of a budget a race between independent starts may spend, all starts together.
+RACE_FRACTION = 0.15
+#: :func:`race_plan`: the fewest queries each start gets. Over seeds on MNIST, a run's value after ~500 queries
+#: of the attack's default solver ranked its value at 8k poorly (within-input correlation 0.6), after 1k well
+#: (0.8): a shorter race picks its winner mostly by luck (benchmarks/results/ablation/race-starts/).
+RACE_MIN_SHARE = 500
+#: :func:`race_plan`: the most starts a race takes (each also costs its own initial search).
+RACE_MAX_STARTS = 8
 
 #: A starting point, its value, and the precision of that value.
 Start = tuple[NDArray[np.float64], float, float]
+
+
+def race_plan(
+    budget: int,
+    *,
+    fraction: float = RACE_FRACTION,
+    min_share: int = RACE_MIN_SHARE,
+    max_starts: int = RACE_MAX_STARTS,
+) -> tuple[int, int]:
+    """How many independent starts a budget can race, and the queries their race may spend.
+
+    The race may spend ``fraction`` of ``budget``; the number of starts doubles from 1 while each would still
+    get ``min_share`` queries, up to ``max_starts``. Below ``2 * min_share / fraction`` there is no race:
+    ``(1, 0)``.
+
+    Examples
+    --------
+    >>> race_plan(4000), race_plan(8000), race_plan(20000), race_plan(50000)
+    ((1, 0), (2, 1200), (4, 3000), (8, 7500))
+    """
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
+        raise ValueError(f"budget must be a positive integer, got {budget!r}")
+    if not (isinstance(fraction, (int, float, np.floating)) and 0 <= fraction < 1):
+        raise ValueError(f"fraction must be a number in [0, 1), got {fraction!r}")
+    for name, value in (("min_share", min_share), ("max_starts", max_starts)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    total = int(fraction * budget)
+    starts = 1
+    while 2 * starts <= max_starts and total // (2 * starts) >= min_share:
+        starts *= 2
+    return (starts, total) if starts > 1 else (1, 0)
+
+
+def _check_length(iterations: int | None, queries: int | None) -> None:
+    for name, value in (("iterations", iterations), ("queries", queries)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+    if iterations is None and queries is None:
+        raise ValueError("a race needs an end: give iterations= or queries= (or both)")
 
 
 def race(
@@ -35,9 +87,10 @@ def race(
     *,
     rngs: Sequence[np.random.Generator],
     members: Sequence[int] | None = None,
-    iterations: int = RACE_ITERATIONS,
+    iterations: int | None = RACE_ITERATIONS,
+    queries: int | None = None,
 ) -> list[Start | None]:
-    """The best point each member's candidate starts reach in ``iterations`` iterations of ``solver``.
+    """The best point each member's candidate starts reach in a race of ``solver`` runs.
 
     Parameters
     ----------
@@ -52,7 +105,11 @@ def race(
         One generator per member; each candidate runs on its own child (``Generator.spawn``), so the race is
         reproducible from the member's seed.
     iterations
-        Iterations per candidate (each also ends at its member's budget).
+        Iterations per candidate (``None``: no iteration limit).
+    queries
+        The race's length in the member's queries, all its candidates together: a candidate stops at the
+        end of its first iteration after the member has spent this many since the race began (``None``: no
+        such limit). Every run also ends at its member's budget.
 
     Returns
     -------
@@ -72,8 +129,7 @@ def race(
     >>> bool(fx < 2.0)
     True
     """
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+    _check_length(iterations, queries)
     members = list(range(len(candidates))) if members is None else list(members)
     if not len(candidates) == len(members) == len(rngs):
         raise ValueError("candidates, rngs and members must have one entry per member")
@@ -82,12 +138,19 @@ def race(
     if not entries:
         return out
     children = {j: list(rngs[j].spawn(len(candidates[j]))) for j in {j for j, _ in entries}}
-    runs = solve_many(
-        solver, [np.asarray(s[0], dtype=float).ravel() for _, s in entries], group,
-        rngs=[children[j].pop() for j, _ in entries], members=[members[j] for j, _ in entries],
-        f0=[s[1] for _, s in entries], f0_eps=max(s[2] for _, s in entries), max_iter=int(iterations),
-    )
-    for (j, _), r in zip(entries, runs, strict=True):
+    # record.queries is the member's total spending (its oracle's count), shared by all its candidates.
+    until = {j: group.queries(members[j]) + queries if queries is not None else math.inf for j, _ in entries}
+
+    def stop_after(j: int) -> Callable[[IterationRecord], bool]:  # a callback: True ends the run there
+        return lambda record: record.queries >= until[j]
+
+    runs = [
+        run_solver(solver, np.asarray(s[0], dtype=float).ravel(), rng=children[j].pop(), f0=s[1], f0_eps=s[2],
+                   max_iter=iterations, callbacks=(stop_after(j),))
+        for j, s in entries
+    ]
+    results = drive(runs, group, members=[members[j] for j, _ in entries])
+    for (j, _), r in zip(entries, results, strict=True):
         best = out[j]
         if best is None or r.fun < best[1]:
             out[j] = (np.asarray(r.x, dtype=float).ravel(), float(r.fun), float(r.fun_eps))
