@@ -34,8 +34,10 @@ from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
+# The rows measured before the race between starts became the attack's default start with one search.
+_ONE_START = {**CHEAP_START, "race_starts": 1}
 # The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
-_LINE_SEARCH = {**CHEAP_START, "line_search": "opt"}
+_LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
 _HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
@@ -69,24 +71,25 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default with β 0.03": ("sign-growing", {**_LINE_SEARCH, "beta": 0.03}),
     "default with β 0.1": ("sign-growing", {**_LINE_SEARCH, "beta": 0.1}),
     "default + coarse line-search candidates": ("sign-growing", {**_LINE_SEARCH, "coarse_candidates": 256.0}),
-    "+ semicircular step (the default)": ("sign-growing", dict(CHEAP_START)),
-    "default with absolute precision": ("sign-growing", {**CHEAP_START, "eps_relative": False}),
-    "default with the halving tournament": ("sign-growing", {**CHEAP_START,
+    "+ semicircular step": ("sign-growing", dict(_ONE_START)),
+    "+ race between starts (the default)": ("sign-growing", dict(CHEAP_START)),
+    "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
+    "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),
-    # The default with one part taken out (the three rows above take out the wider probes, the relative precision
-    # and the tournament's acceleration).
-    "default with a Gaussian start": ("sign-growing", {**CHEAP_START, "initial_directions": "gaussian"}),
-    "default with 100 candidates": ("sign-growing", {**CHEAP_START, "n_initial": 100}),
-    "default with a constant q (no √t growth)": ("sign-growing", {**CHEAP_START, "q_start": None}),
-    "default without fresh restarts": ("sign-growing", {**CHEAP_START, "fresh_restarts": False}),
-    "default without min_progress": ("sign-growing", {**CHEAP_START, "min_progress": None}),
-    "default with the fixed-ratio search": ("sign-growing", {**CHEAP_START, "local_growth": 1.0}),
-    "default with first step 0.2": ("sign-growing", {**CHEAP_START, "step": 0.2}),
-    "default + 5 uniform candidates": ("sign-growing", {**CHEAP_START, "n_initial": 25, "n_uniform": 5}),
-    "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**CHEAP_START, "n_initial": 25,
+    # The default (before the race between starts) with one part taken out (the three rows above take out the
+    # wider probes, the relative precision and the tournament's acceleration).
+    "default with a Gaussian start": ("sign-growing", {**_ONE_START, "initial_directions": "gaussian"}),
+    "default with 100 candidates": ("sign-growing", {**_ONE_START, "n_initial": 100}),
+    "default with a constant q (no √t growth)": ("sign-growing", {**_ONE_START, "q_start": None}),
+    "default without fresh restarts": ("sign-growing", {**_ONE_START, "fresh_restarts": False}),
+    "default without min_progress": ("sign-growing", {**_ONE_START, "min_progress": None}),
+    "default with the fixed-ratio search": ("sign-growing", {**_ONE_START, "local_growth": 1.0}),
+    "default with first step 0.2": ("sign-growing", {**_ONE_START, "step": 0.2}),
+    "default + 5 uniform candidates": ("sign-growing", {**_ONE_START, "n_initial": 25, "n_uniform": 5}),
+    "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**_ONE_START, "n_initial": 25,
                                                                             "n_uniform": 5, "race_iterations": 2}),
     "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
-    "rgf with cheap start": ("rgf", dict(CHEAP_START)),
+    "rgf with cheap start": ("rgf", dict(_ONE_START)),
 }
 
 

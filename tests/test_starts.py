@@ -1,12 +1,15 @@
-"""Start parts: directions toward uniform points of a box, and a race between candidate starts."""
+"""Start parts: directions toward uniform points of a box, and a race between candidate starts (sized by budget)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from applications.hardlabel import attack
-from zeroopt import BoxDirections, IndependentGroup, SolverContext, as_oracle, make_solver, race
+from applications.hardlabel.config import AttackConfig
+from zeroopt import BoxDirections, IndependentGroup, SolverContext, as_oracle, make_solver, race, race_plan
 
 
 def test_box_directions_point_to_points_of_the_box_and_lean_to_its_centre() -> None:
@@ -57,6 +60,10 @@ def test_race_spends_nothing_on_a_single_candidate_and_checks_its_arguments() ->
     assert group.queries(0) == group.queries(1) == 0
     with pytest.raises(ValueError, match="iterations"):
         race(solver, [[only]], group, rngs=[np.random.default_rng(0)], iterations=0)
+    with pytest.raises(ValueError, match="needs an end"):
+        race(solver, [[only]], group, rngs=[np.random.default_rng(0)], iterations=None)
+    with pytest.raises(ValueError, match="queries"):
+        race(solver, [[only]], group, rngs=[np.random.default_rng(0)], queries=0)
     with pytest.raises(ValueError, match="one entry per member"):
         race(solver, [[only]], group, rngs=[])
 
@@ -108,3 +115,80 @@ def test_inputs_no_random_direction_serves_start_toward_the_other_inputs(n_unifo
     assert res.success.all() and np.all(res.queries <= 1000)
     gap = float(np.linalg.norm(x[1] - x[0])) - radius  # the ball's surface along the segment between the inputs
     assert gap <= res.distortion[0] <= gap * 1.01
+
+
+def test_a_race_of_queries_ends_once_the_member_spent_them_and_keeps_the_deeper_basin() -> None:
+    """Two starts of equal value on a plateau-and-slope objective, raced for 300 queries: every candidate
+    stops at its first iteration end after the member's 300th race query, so the race costs 300 plus less
+    than one iteration per candidate, and the point kept is the one that descended."""
+    group = IndependentGroup([as_oracle(_plateau_and_slope, (2,), budget=5000)])
+    solver = make_solver("rgf", SolverContext(dim=2))
+    flat = (np.array([-1.0, 0.0]), 1.0, 0.0)
+    slope = (np.array([0.5, 0.0]), _plateau_and_slope(np.array([0.5, 0.0])), 0.0)
+    per_iteration = 40  # rgf on d = 2: q probes plus its line search, far below this
+    (x, fx, _), = race(solver, [[flat, slope]], group, rngs=[np.random.default_rng(0)], iterations=None,
+                       queries=300)
+    assert 300 <= group.queries(0) < 300 + 2 * per_iteration
+    assert x[0] > 0 and fx < 0.1
+    # The same race with an iteration cap that comes first: fewer queries.
+    group2 = IndependentGroup([as_oracle(_plateau_and_slope, (2,), budget=5000)])
+    race(solver, [[flat, slope]], group2, rngs=[np.random.default_rng(0)], iterations=2, queries=300)
+    assert 0 < group2.queries(0) < 300
+
+
+@given(budget=st.integers(1, 10**6), fraction=st.floats(0.0, 0.9), min_share=st.integers(1, 5000),
+       max_starts=st.integers(1, 64))
+def test_race_plan_doubles_the_starts_while_each_keeps_its_share(budget: int, fraction: float, min_share: int,
+                                                                  max_starts: int) -> None:
+    starts, queries = race_plan(budget, fraction=fraction, min_share=min_share, max_starts=max_starts)
+    if starts == 1:
+        assert queries == 0
+        assert 2 > max_starts or int(fraction * budget) // 2 < min_share  # not even two starts fit
+        return
+    assert starts & (starts - 1) == 0 and 2 <= starts <= max_starts  # a power of two, within the cap
+    assert queries == int(fraction * budget) <= budget
+    assert queries // starts >= min_share  # each start gets its share
+    assert 2 * starts > max_starts or queries // (2 * starts) < min_share  # and twice as many would not
+
+
+def test_race_plan_and_the_attack_config_check_their_arguments() -> None:
+    assert race_plan(4000) == (1, 0) and race_plan(8000) == (2, 1200)
+    for bad in ({"budget": 0}, {"budget": 1000, "fraction": 1.0}, {"budget": 1000, "min_share": 0},
+                {"budget": 1000, "max_starts": True}):
+        with pytest.raises(ValueError):
+            race_plan(**bad)  # type: ignore[arg-type]
+    assert AttackConfig().race_for(20000) == race_plan(20000)
+    assert AttackConfig(race_starts=1).race_for(10**6) == (1, 0)
+    assert AttackConfig(race_starts=3, race_fraction=0.5).race_for(1000) == (3, 500)
+    for bad_cfg in ({"race_starts": 0}, {"race_starts": 2.0}, {"race_fraction": 0.0}, {"race_fraction": 1.5}):
+        with pytest.raises(ValueError, match=next(iter(bad_cfg))):
+            AttackConfig.split(None, bad_cfg)
+
+
+def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() -> None:
+    """Three initial searches race for half the budget: the model sees three probe rounds of ``n_initial``
+    candidates (one search sends one), and the attack still keeps the budget, finds the boundary and
+    reproduces itself from its seed."""
+    rng = np.random.default_rng(3)
+    d, n_initial = 32, 17  # a batch size nothing else in this attack sends
+    w = rng.standard_normal(d)
+    x = np.full((1, d), 0.5)
+    near = 0.3  # class 1 beyond the hyperplane 0.3 from x along w
+    sizes: list[int] = []
+
+    def model(z: np.ndarray) -> np.ndarray:
+        sizes.append(len(z))
+        return ((z.reshape(len(z), -1) - x[0]) @ w / np.linalg.norm(w) > near).astype(np.int64)
+
+    runs = []
+    for k in (3, 3, 1):
+        sizes.clear()
+        runs.append(attack(model, x, np.array([0]), budget=2000, seed=1, n_classes=2, n_initial=n_initial,
+                           race_starts=k, race_fraction=0.5, fresh_restarts=False))
+        assert sizes.count(n_initial) == k
+    raced, again, _ = runs
+    for r in runs:
+        assert r.success.all() and r.queries[0] <= 2000
+        assert near * 0.999 <= r.distortion[0] <= near * 1.05
+    assert raced.distortion[0] == again.distortion[0]
+    np.testing.assert_array_equal(raced.trace[0], again.trace[0])

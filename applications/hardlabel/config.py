@@ -37,16 +37,17 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
 # Neither are uniform candidates (n_uniform, HopSkipJump's start: far better on both CNNs at 250-500 queries, worse
 # on MNIST from 1k and on GBDT MNIST) nor the race between families (race_iterations: wins on GBDT MNIST, loses on
-# both CNNs) — benchmarks/results/ablation/race/.
+# both CNNs) — benchmarks/results/ablation/race/. What is: at a large budget, several such searches whose winners
+# race for a share of it (race_starts None: zeroopt.race_plan sizes the race from the budget; none below ~6.7k).
 CHEAP_START: dict[str, Any] = {
     "initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30, "n_uniform": 0,
-    "race_iterations": 0,
+    "race_iterations": 0, "race_starts": None,
 }
 # The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
 # one bisected, and Algorithm 1's fixed widening ratio.
 REFERENCE_START: dict[str, Any] = {
     "initial_directions": "gaussian", "initial_selection": "bisect-all", "n_initial": N_INITIAL_DIRECTIONS,
-    "local_growth": PAPER_LOCAL_GROWTH, "n_uniform": 0, "race_iterations": 0,
+    "local_growth": PAPER_LOCAL_GROWTH, "n_uniform": 0, "race_iterations": 0, "race_starts": 1,
 }
 #: The attack's default solver: the best composition in benchmarks/results/ablation ("rgf" is the paper's).
 DEFAULT_SOLVER = "sign-growing"
@@ -79,6 +80,11 @@ class AttackConfig:
     n_uniform, race_iterations
         Untargeted candidates toward uniform points of the input domain (a family of their own), and the
         iterations of the race between the families' winners (:func:`zeroopt.race`; 0: no race).
+    race_starts, race_fraction
+        Independent initial searches (each of ``n_initial`` new candidates) whose winners race until the input
+        has spent ``race_fraction`` of its budget on the race (:func:`zeroopt.race` with ``queries=``); the
+        lowest point goes on. ``None``: as many as :func:`zeroopt.race_plan` gives the budget (1, no race, below
+        about 6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k); 1: one search, no race (the reference code).
     n_classes, batch_size
         The model adapter.
     local_ratio, local_growth
@@ -98,6 +104,8 @@ class AttackConfig:
     initial_selection: str = CHEAP_START["initial_selection"]
     n_uniform: int = CHEAP_START["n_uniform"]
     race_iterations: int = CHEAP_START["race_iterations"]
+    race_starts: int | None = CHEAP_START["race_starts"]
+    race_fraction: float = zeroopt.RACE_FRACTION
     target_examples: ArrayLike | None = None
     target_pool: tuple[ArrayLike, ArrayLike] | None = None
     n_classes: int | None = None
@@ -124,6 +132,11 @@ class AttackConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        k = self.race_starts
+        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+            raise ValueError(f"race_starts must be a positive integer or None (sized by the budget), got {k!r}")
+        if not _is_real(self.race_fraction) or not 0 < self.race_fraction < 1:
+            raise ValueError(f"race_fraction must be a number in (0, 1), got {self.race_fraction!r}")
         if not isinstance(self.fresh_restarts, (bool, np.bool_)):
             raise ValueError(f"fresh_restarts must be True or False, got {self.fresh_restarts!r}")
         b = self.batch_size
@@ -171,6 +184,13 @@ class AttackConfig:
             missing = sorted({int(t) for t in tgt} - {int(v) for v in pool_y.ravel()})
             if missing:
                 raise ValueError(f"target_pool holds no example of target class(es) {missing}")
+
+    def race_for(self, budget: int) -> tuple[int, int]:
+        """``(starts, queries)``: the initial searches per input and the queries their race may spend."""
+        if self.race_starts is None:
+            return zeroopt.race_plan(int(budget), fraction=float(self.race_fraction))
+        k = int(self.race_starts)
+        return (k, int(self.race_fraction * budget)) if k > 1 else (1, 0)
 
     def model_batch(self, model: Any) -> int | None:
         """The batch size to wrap ``model`` with: ``"auto"`` is 4096 for a torch module on a GPU, else 256."""

@@ -192,23 +192,28 @@ def initial_directions(
     eps: float,
     context: SolverContext | None = None,
     solver: ComposedSolver | None = None,
+    starts: int = 1,
+    race_queries: int = 0,
 ) -> tuple[list[int], list[NDArray[np.float64]], list[float]]:
     """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
 
     ``config`` supplies ``n_initial``, ``n_uniform``, ``race_iterations``, ``target_examples`` and
     ``target_pool`` (an :class:`AttackConfig`). Each family of candidates (the sampler's, and for untargeted
-    attacks ``n_uniform`` toward uniform points of the domain) joins one search, whose winner is θ0; with a
-    ``solver`` and ``race_iterations > 0`` each family is searched on its own and the families' winners race
-    (:func:`zeroopt.race`): the one that got lowest is θ0. Returns ``(inputs, unit directions, values)``.
+    attacks ``n_uniform`` toward uniform points of the domain) joins one search, whose winner is θ0. With a
+    ``solver``, the winners of separate searches race (:func:`zeroopt.race`) and the one that got lowest is
+    θ0: each family's own search when ``race_iterations > 0`` (a race of that many iterations), and ``starts``
+    independent searches, each of new candidates, when ``starts > 1`` (a race of ``race_queries`` queries per
+    input, or of ``race_iterations`` when that comes first). Returns ``(inputs, unit directions, values)``.
     """
     dim = int(np.prod(shape))
     examples, pool = flat_pool(config.target_examples, config.target_pool, dim)
     sampler = None if config.initial_directions == "gaussian" else make_sampler(config.initial_directions, context)
-    families = [initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool, sampler)]
+    racing = solver is not None and (config.race_iterations > 0 or (starts > 1 and race_queries > 0))
+    families = [initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool, sampler)
+                for _ in range(starts if racing else 1)]
     if tgt is None and config.n_uniform > 0:
         families.append(uniform_candidates(group, todo, rngs, config.n_uniform))
     fallback = fallback_candidates(group.images, todo, rngs, config.n_initial, tgt, pool)
-    racing = solver is not None and config.race_iterations > 0
     if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
@@ -224,13 +229,24 @@ def initial_directions(
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
     if racing:
         assert solver is not None
-        starts = race(solver, [winners[i] for i in found], group, rngs=[rngs[i] for i in found], members=found,
-                      iterations=config.race_iterations)
+        chosen = race(solver, [_distinct(winners[i]) for i in found], group, rngs=[rngs[i] for i in found],
+                      members=found, iterations=config.race_iterations or None, queries=race_queries or None)
     else:
-        starts = [min(winners[i], key=lambda s: s[1]) for i in found]
-    best = {i: s for i, s in zip(found, starts, strict=True) if s is not None}
+        chosen = [min(winners[i], key=lambda s: s[1]) for i in found]
+    best = {i: s for i, s in zip(found, chosen, strict=True) if s is not None}
     members = [i for i in best if group.images[i].ledger.remaining > 0]  # a race may have spent the rest
     return members, [best[i][0] / np.linalg.norm(best[i][0]) for i in members], [best[i][1] for i in members]
+
+
+def _distinct(
+    winners: list[tuple[NDArray[np.float64], float, float]],
+) -> list[tuple[NDArray[np.float64], float, float]]:
+    """The winners without repeats: searches over overlapping candidates (a target pool) can pick the same one."""
+    out: list[tuple[NDArray[np.float64], float, float]] = []
+    for w in winners:
+        if not any(np.array_equal(w[0], o[0]) for o in out):
+            out.append(w)
+    return out
 
 
 def fresh_initial_search(
@@ -245,7 +261,8 @@ def fresh_initial_search(
     solver: ComposedSolver | None = None,
 ) -> FreshStart:
     """``fresh_start`` for :func:`zeroopt.solve_many`: a new :func:`initial_directions` search (new candidates
-    from each input's generator) for the runs whose basin is spent; run ``k`` attacks input ``members[k]``."""
+    from each input's generator) for the runs whose basin is spent; run ``k`` attacks input ``members[k]``.
+    One search per input (the race between independent starts is the first search's, sized by the budget)."""
 
     def fresh_start(runs: list[int]) -> list[tuple[NDArray[np.float64], float, float] | None]:
         inputs = [members[k] for k in runs]
