@@ -26,12 +26,15 @@ from benchmarks.store import RunStore
 from benchmarks.tables import distances_at, paired_ratio
 
 
-def compare(experiment: str, attack: str, stores: dict[str, RunStore]) -> dict[str, Any]:
-    """Median and mean L2 per tag and budget on the inputs every tag that ran ``experiment`` ran (failures: inf)."""
+def compare(experiment: str, attack: str, stores: dict[str, RunStore], only: set[int] | None = None) -> dict[str, Any]:
+    """Median and mean L2 per tag and budget on the inputs every tag that ran ``experiment`` ran (failures: inf).
+
+    ``only``: the budget columns to show (default: the experiment's all), e.g. the one a tag's runs were made for.
+    """
     runs = {label: {r["position"]: r for r in s.records(experiment, attack)} for label, s in stores.items()}
     runs = {label: r for label, r in runs.items() if r}  # a tag that never ran this experiment is left out
     common = sorted(set.intersection(*(set(r) for r in runs.values()))) if runs else []
-    budgets = list(budgets_for(experiment))
+    budgets = [b for b in budgets_for(experiment) if only is None or b in only]
     out: dict[str, Any] = {"experiment": experiment, "attack": attack, "inputs": common, "budgets": budgets,
                            "median": {}, "mean": {}, "paired": {}}
     first = None
@@ -69,6 +72,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tags", required=True, help="comma-separated suite tags")
     p.add_argument("--labels", default=None, help="comma-separated names of the tags (default: the tags)")
     p.add_argument("--attack", default="ours-sign-growing")
+    p.add_argument("--budgets", default=None,
+                   help="comma-separated budget columns to show (default: all): an attack that plans from its "
+                        "budget is compared at the budget its runs were made with")
     p.add_argument("--db", default=None, help="results database (default: the user's)")
     p.add_argument("--out", type=Path, required=True, help="Markdown page (a .json beside it)")
     a = p.parse_args(argv)
@@ -77,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     if len(labels) != len(tags):
         p.error(f"--labels names {len(labels)} tags, --tags gives {len(tags)}")
     stores = {f"{label} (`{tag}`)": RunStore(a.db, tag) for label, tag in zip(labels, tags, strict=True)}
-    tables = [compare(e, a.attack, stores) for e in a.experiments.split(",")]
+    only = {int(b) for b in a.budgets.split(",")} if a.budgets else None
+    tables = [t for e in a.experiments.split(",") if (t := compare(e, a.attack, stores, only))["budgets"]]
     command = "python -m benchmarks.tag_compare " + shlex.join(sys.argv[1:] if argv is None else argv)
     text = ["# One attack under several configurations (suite harness, stored runs)", "", f"Command: `{command}`",
             "", "Each tag is the same attack name run by `python -m benchmarks.run_suite --tag TAG` with another "

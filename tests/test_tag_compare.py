@@ -37,3 +37,9 @@ def test_medians_are_over_the_common_inputs_and_unrun_budgets_have_no_figure(tmp
     text = out.read_text()
     assert "| after (`new`) (median) |" in text and "—" in text and "--labels before,after" in text
     assert json.loads(out.with_suffix(".json").read_text())[0]["inputs"] == [0, 1]
+    # --budgets keeps only the columns asked for (an attack that plans from its budget: the one its runs had).
+    t1k = compare("mnist-untargeted", "ours-x", {"old": old, "new": new}, only={1000, 123})
+    assert t1k["budgets"] == [1000] and t1k["median"]["new"] == [1.5]
+    main(["--experiments", "mnist-untargeted,cifar-untargeted", "--tags", "old,new", "--attack", "ours-x",
+          "--db", str(db), "--out", str(out), "--budgets", "1000"])
+    assert "| 1,000 |" in out.read_text() and "| 2,000 |" not in out.read_text()

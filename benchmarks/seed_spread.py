@@ -1,0 +1,105 @@
+"""How much the seed (the start, the basin) matters, and how early a run shows where it will end.
+
+Reads the cached runs of one ablation variant at several seeds (``python -m benchmarks.ablation ... --seed S``,
+one directory) and writes, per experiment:
+
+- the spread between seeds on each input at the largest budget (median over inputs of max / min L2);
+- for each smaller budget b: how well an input's ranking of its seeds at b predicts the ranking at the largest
+  budget (the mean over inputs of the correlation of log L2 across seeds), and the median L2 at the largest
+  budget of the seed that was lowest at b — what a race between the seeds decided at b would keep, before
+  paying for the losers — beside the median over all runs and the best seed of each input (an oracle).
+
+This is the evidence behind :data:`zeroopt.RACE_MIN_SHARE`: a race between starts decided after too few
+queries keeps a start by luck.
+
+Usage::
+
+    python -m benchmarks.seed_spread --runs benchmarks/results/ablation/race-starts/mnist-untargeted \\
+        --variant "+ semicircular step"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def load(runs: Path, variant: str) -> dict[str, dict[int, dict[str, list[float]]]]:
+    """Per experiment, per seed: the run's L2 per input at each budget column."""
+    out: dict[str, dict[int, dict[str, list[float]]]] = {}
+    for f in sorted(runs.glob("*.json")):
+        rec = json.loads(f.read_text())
+        if rec.get("variant") == variant:
+            out.setdefault(rec["experiment"], {})[int(rec["seed"])] = rec["distortion_at"]
+    return out
+
+
+def analyse(by_seed: dict[int, dict[str, list[float]]]) -> dict[str, Any]:
+    """The spread, the rank correlation and the race's pick (see the module docstring)."""
+    seeds = sorted(by_seed)
+    cols = sorted({int(b) for s in seeds for b in by_seed[s]}, key=int)
+    cols = [c for c in cols if all(str(c) in by_seed[s] for s in seeds)]
+    final = str(cols[-1])
+    a = {c: np.array([by_seed[s][str(c)] for s in seeds], dtype=float) for c in map(str, cols)}  # seeds x inputs
+    ok = np.all(np.isfinite(a[final]) & (a[final] > 0), axis=0)
+    end = a[final][:, ok]
+    out: dict[str, Any] = {
+        "seeds": seeds, "inputs": int(ok.sum()), "final_budget": int(final),
+        "median_all_runs": float(np.median(end)),
+        "median_best_seed": float(np.median(end.min(axis=0))),
+        "spread_max_over_min": float(np.median(end.max(axis=0) / end.min(axis=0))),
+        "by_budget": {},
+    }
+    for c in map(str, cols[:-1]):
+        early = a[c][:, ok]
+        if not np.all(np.isfinite(early) & (early > 0)):
+            continue
+        corr = [np.corrcoef(np.log(early[:, i]), np.log(end[:, i]))[0, 1] for i in range(end.shape[1])]
+        pick = end[early.argmin(axis=0), np.arange(end.shape[1])]
+        out["by_budget"][c] = {"correlation": float(np.nanmean(corr)), "median_lowest_at_b": float(np.median(pick))}
+    return out
+
+
+def markdown(experiment: str, r: dict[str, Any]) -> str:
+    lines = [f"## {experiment} ({r['inputs']} inputs, seeds {', '.join(map(str, r['seeds']))})", "",
+             f"At {r['final_budget']:,} queries: median L2 over all runs {r['median_all_runs']:.3f}; of each input's "
+             f"best seed {r['median_best_seed']:.3f}; an input's worst seed over its best: median "
+             f"{r['spread_max_over_min']:.3f}.", "",
+             f"| decided at b | correlation of log L2 at b with log L2 at {r['final_budget']:,} (mean over inputs) "
+             f"| median L2 at {r['final_budget']:,} of the seed lowest at b |", "|---|---|---|"]
+    for b, v in r["by_budget"].items():
+        lines.append(f"| {int(b):,} | {v['correlation']:.2f} | {v['median_lowest_at_b']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=Path, required=True, help="an ablation output directory (its runs/ are read)")
+    p.add_argument("--variant", required=True, help="the ablation variant whose seeds are compared")
+    p.add_argument("--out", type=Path, default=None, help="Markdown page (default: RUNS/seed_spread.md)")
+    a = p.parse_args(argv)
+    data = load(a.runs / "runs", a.variant)
+    if not data or all(len(v) < 2 for v in data.values()):
+        raise SystemExit(f"need runs of {a.variant!r} at two seeds or more in {a.runs / 'runs'}: run "
+                         "python -m benchmarks.ablation with --seed S for each seed first")
+    out = a.out or a.runs / "seed_spread.md"
+    command = "python -m benchmarks.seed_spread " + shlex.join(sys.argv[1:] if argv is None else argv)
+    results = {e: analyse(v) for e, v in sorted(data.items()) if len(v) >= 2}
+    text = [f"# How much the start matters: `{a.variant}` at several seeds", "", f"Command: `{command}`", "",
+            "Each seed draws other initial candidates and probes (a batched ablation run per seed, the same "
+            "inputs). The last column is what a race between the seeds decided at b keeps, before paying for "
+            "the losers' queries.", ""]
+    text += [markdown(e, r) for e, r in results.items()]
+    out.write_text("\n".join(text))
+    out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
+    print("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""benchmarks.headline: ours beside the best peer at each budget, and columns read from runs made at a budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.headline import main, table
+from benchmarks.store import RunStore
+
+EXP = "cifar-untargeted"
+
+
+def _record(attack: str, image: int, q: list[int], d: list[float], budget: int = 20000) -> dict:
+    return {"experiment": EXP, "attack": attack, "image": image, "position": image, "budget": budget,
+            "success": True, "distortion": d[-1], "trace": {"q": q, "d": d}}
+
+
+def _stores(tmp_path: Path) -> tuple[Path, RunStore, RunStore, RunStore]:
+    db = tmp_path / "runs.sqlite"
+    peers, ours, at8k = RunStore(db, "peers"), RunStore(db, "ours"), RunStore(db, "ours8k")
+    for i in range(3):
+        peers.save(_record("art-hsj", i, [200, 1000, 8000], [2.0, 1.0, 0.5]))
+        peers.save(_record("fb-boundary", i, [200, 1000, 8000], [3.0, 0.8, 0.6]))
+        peers.save({**_record("cw-l2", i, [1], [0.3]), "trace": None, "distortion": 0.3})
+        # Our 20k run (a race at its start) is behind early; the run made with budget 8000 is not.
+        ours.save(_record("ours-sign-growing", i, [200, 5000, 8000], [2.4, 0.6, 0.4]))
+        at8k.save(_record("ours-sign-growing", i, [200, 900, 8000], [1.6, 0.7, 0.42], budget=8000))
+    return db, peers, ours, at8k
+
+
+def test_the_ratio_is_ours_over_the_best_peer_at_each_budget(tmp_path: Path) -> None:
+    _, peers, ours, _ = _stores(tmp_path)
+    t = table(peers, EXP, "ours-sign-growing", ours)
+    col = {b: str(b) for b in t["budgets"]}
+    assert t["inputs"] == [0, 1, 2]
+    assert t["best_peer"][col[250]] == "art-hsj" and t["ratio"][col[250]] == pytest.approx(2.4 / 2.0)
+    assert t["best_peer"][col[1000]] == "fb-boundary" and t["ratio"][col[1000]] == pytest.approx(2.4 / 0.8)
+    assert t["ratio"][col[8000]] == pytest.approx(0.4 / 0.5)
+    assert t["below_floor"][col[8000]] is False and t["ours_run_budget"] == {}
+
+
+def test_ours_at_takes_each_column_from_the_first_listed_budget_that_covers_it(tmp_path: Path) -> None:
+    db, peers, ours, at8k = _stores(tmp_path)
+    empty = RunStore(db, "nothing-here")  # a tag without this experiment is passed over
+    t = table(peers, EXP, "ours-sign-growing", ours, [(4000, empty), (8000, at8k)])
+    assert t["ours_run_budget"] == {b: 8000 for b in ("250", "500", "1000", "2000", "4000", "8000")}
+    assert t["medians"]["ours-sign-growing"]["1000"] == pytest.approx(0.7)
+    assert t["medians"]["ours-sign-growing"]["8000"] == pytest.approx(0.42)
+    assert t["medians"]["ours-sign-growing"]["20000"] == pytest.approx(0.4)  # beyond 8000: the default tag
+    out = tmp_path / "headline.md"
+    main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--ours-at", "8000=ours8k",
+          "--db", str(db), "--out", str(out)])
+    text = out.read_text()
+    assert "0.700†" in text and "0.400 |" in text and "--ours-at 8000=ours8k" in text
+    saved = json.loads(out.with_suffix(".json").read_text())[0]
+    assert saved["ratio"]["8000"] == pytest.approx(0.42 / 0.5)
+    assert np.isfinite(saved["medians"]["cw-l2"]["8000"])
