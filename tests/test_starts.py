@@ -157,8 +157,8 @@ def test_race_plan_and_the_attack_config_check_their_arguments() -> None:
                 {"budget": 1000, "max_starts": True}):
         with pytest.raises(ValueError):
             race_plan(**bad)  # type: ignore[arg-type]
-    assert AttackConfig().race_for(20000) == race_plan(20000)
-    assert AttackConfig(race_starts=1).race_for(10**6) == (1, 0)
+    assert AttackConfig(race_starts=None).race_for(20000) == race_plan(20000) == (4, 3000)
+    assert AttackConfig().race_for(10**6) == (1, 0)  # the default: one search
     assert AttackConfig(race_starts=3, race_fraction=0.5).race_for(1000) == (3, 500)
     for bad_cfg in ({"race_starts": 0}, {"race_starts": 2.0}, {"race_fraction": 0.0}, {"race_fraction": 1.5}):
         with pytest.raises(ValueError, match=next(iter(bad_cfg))):

@@ -111,13 +111,12 @@ def attack(
         of each family then runs ``race_iterations`` solver iterations and the one that got lowest goes on
         (:func:`zeroopt.race`; 0: the lowest candidate goes on, no race).
     race_starts, race_fraction
-        At a large budget the start is raced: ``race_starts`` independent initial searches (each of
-        ``n_initial`` new candidates), whose winners descend in lockstep until the input has spent
-        ``race_fraction`` (0.15) of its budget on them; the lowest point goes on. ``None`` (default): as many
-        starts as :func:`zeroopt.race_plan` gives the budget (none below about 6.7k queries, 2 from there, 4
-        from 13.3k, 8 from 26.7k): g has many basins, and which one a run ends in is set early and matters
-        more than a few hundred queries late in the run (benchmarks/results/ablation/race-starts/). 1: one
-        search (``REFERENCE_START``).
+        ``race_starts`` independent initial searches (each of ``n_initial`` new candidates), whose winners
+        descend in lockstep until the input has spent ``race_fraction`` (0.15) of its budget on them; the lowest
+        point goes on. ``None``: as many starts as :func:`zeroopt.race_plan` gives the budget (none below about
+        6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k). 1 (default): one search. g has many basins and
+        which one a run ends in is set early, but in the suite the race paid only on MNIST at 50k and on the
+        GBDT MNIST model (benchmarks/results/ablation/race-starts/).
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
         are used), or a dataset ``(x, y)`` from which examples of each target class are drawn. For untargeted
