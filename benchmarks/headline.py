@@ -9,9 +9,10 @@ Usage::
 
     python -m benchmarks.headline --experiments mnist-untargeted,cifar-untargeted --ours ours-sign-growing
 
-An attack that plans from its budget (ours races several starts when the budget allows, :func:`zeroopt.race_plan`)
-is not what its run at 20k did at 8k: ``--ours-at 8000=TAG`` takes the columns up to 8000 (down to the next
-listed budget) from the runs of tag TAG, made with that budget (``run_suite --max-budget 8000``).
+An attack that plans from its budget (ours with ``race_starts=None`` races several starts when the budget
+allows, :func:`zeroopt.race_plan`) is not what its run at 20k did at 8k: ``--ours-at 8000=TAG`` takes the
+columns up to 8000 (down to the next listed budget) from the runs of tag TAG, made with that budget
+(``run_suite --max-budget 8000``).
 """
 
 from __future__ import annotations
@@ -67,9 +68,9 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
         d = distances_at([recs[p] for p in common if p in recs], list(budgets))
         if a == ours and at:
             for j, b in enumerate(budgets):
-                src = next((r for run_b, r in at if run_b >= b), None)
-                if src is not None:
-                    out["ours_run_budget"][str(b)] = next(run_b for run_b, r in at if run_b >= b)
+                hit = next(((run_b, r) for run_b, r in at if run_b >= b), None)
+                if hit is not None:
+                    out["ours_run_budget"][str(b)], src = hit
                     col = distances_at([src[p] for p in common if p in src], [b])[:, 0]
                     d[:, j] = col if len(col) == d.shape[0] else np.nan
         med = [float(np.median(col[~np.isnan(col)])) if (~np.isnan(col)).sum() == len(common) else float("nan")
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     command = "python -m benchmarks.headline " + " ".join(argv if argv is not None else sys.argv[1:])
     store = RunStore(a.db, a.tag)
     ours_store = None if a.ours_tag in (None, a.tag) else RunStore(a.db, a.ours_tag)
-    ours_at = sorted((int(b), RunStore(a.db, t)) for b, t in (x.split("=") for x in a.ours_at.split(",") if x))
+    ours_at = sorted(((int(b), RunStore(a.db, t)) for b, t in (x.split("=") for x in a.ours_at.split(",") if x)),
+                     key=lambda pair: pair[0])
     tables = [table(store, e, a.ours, ours_store, ours_at) for e in a.experiments.split(",")]
     text = ["# Our default attack beside every peer, budget by budget", "", f"Command: `{command}`", "",
             "Median L2 on the inputs every attack ran (suite tag `" + a.tag + "`"
@@ -131,10 +133,10 @@ def main(argv: list[str] | None = None) -> None:
             "cw-l2 is the white-box floor; where 0.9 x the best peer lies below it (row '< cw-l2?': yes), the goal "
             "asks for less than the white-box attack's median, which no attack can be expected to reach. "
             "A dash: not run that far on every common input."
-            + ("" if not ours_at else " Our attack sizes a race between starts from its budget, so its figures "
-               "marked † come from the runs of another tag (--ours-at B=TAG: a column b from the first listed B >= b "
-               "whose tag holds the experiment) — runs made with that budget, or without a race — not from the trace "
-               "of a longer run."), ""]
+            + ("" if not ours_at else " An attack that sizes a race between starts from its budget is not read "
+               "off a longer run: its figures marked † come from the runs of another tag (--ours-at B=TAG: a "
+               "column b from the first listed B >= b whose tag holds the experiment) — runs made with that "
+               "budget, or without a race."), ""]
     text += [markdown(t, a.ours, command) for t in tables]
     a.out.write_text("\n".join(text))
     a.out.with_suffix(".json").write_text(json.dumps(tables, indent=1) + "\n")

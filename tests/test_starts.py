@@ -153,6 +153,8 @@ def test_race_plan_doubles_the_starts_while_each_keeps_its_share(budget: int, fr
 
 def test_race_plan_and_the_attack_config_check_their_arguments() -> None:
     assert race_plan(4000) == (1, 0) and race_plan(8000) == (2, 1200)
+    with pytest.raises(TypeError, match="budget"):  # as zeroopt.minimize: a budget is a count, not 8000.0
+        race_plan(8000.0)  # type: ignore[arg-type]
     for bad in ({"budget": 0}, {"budget": 1000, "fraction": 1.0}, {"budget": 1000, "min_share": 0},
                 {"budget": 1000, "max_starts": True}):
         with pytest.raises(ValueError):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from .checks import check_budget
 from .driver import drive, run_solver
 from .oracle import OracleGroup
 from .records import IterationRecord
@@ -58,8 +59,7 @@ def race_plan(
     >>> race_plan(4000), race_plan(8000), race_plan(20000), race_plan(50000)
     ((1, 0), (2, 1200), (4, 3000), (8, 7500))
     """
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
-        raise ValueError(f"budget must be a positive integer, got {budget!r}")
+    budget = check_budget(budget)  # the same TypeError / ValueError as everywhere a budget is taken
     if not (isinstance(fraction, (int, float, np.floating)) and 0 <= fraction < 1):
         raise ValueError(f"fraction must be a number in [0, 1), got {fraction!r}")
     for name, value in (("min_share", min_share), ("max_starts", max_starts)):
