@@ -12,6 +12,11 @@ one directory) and writes, per experiment:
 This is the evidence behind :data:`zeroopt.RACE_MIN_SHARE`: a race between starts decided after too few
 queries keeps a start by luck.
 
+With ``--against REFERENCE`` it also compares the variant with another variant of the same directory over every
+seed both ran: per input, the geometric mean over seeds of variant / reference L2 at each budget (its median over
+inputs and the fractions of inputs lower / higher), and the mean and median L2 of each over all runs — a paired
+comparison that one seed's noise does not move as much as it moves a median over a few inputs.
+
 Usage::
 
     python -m benchmarks.seed_spread --runs benchmarks/results/ablation/race-starts/mnist-untargeted \\
@@ -66,6 +71,37 @@ def analyse(by_seed: dict[int, dict[str, list[float]]]) -> dict[str, Any]:
     return out
 
 
+def compare(variant: dict[int, dict[str, list[float]]], reference: dict[int, dict[str, list[float]]]) -> dict[str, Any]:
+    """Variant against reference over the seeds both ran (see the module docstring), per budget column."""
+    seeds = sorted(set(variant) & set(reference))
+    cols = [c for c in variant[seeds[0]] if all(c in variant[s] and c in reference[s] for s in seeds)] if seeds else []
+    out: dict[str, Any] = {"seeds": seeds, "by_budget": {}}
+    for c in sorted(cols, key=int):
+        v = np.array([variant[s][c] for s in seeds], dtype=float)  # seeds x inputs
+        r = np.array([reference[s][c] for s in seeds], dtype=float)
+        ok = np.all(np.isfinite(v) & np.isfinite(r) & (v > 0) & (r > 0), axis=0)
+        if not ok.any():
+            continue
+        ratio = np.exp(np.mean(np.log(v[:, ok] / r[:, ok]), axis=0))  # per input, over seeds
+        out["by_budget"][c] = {
+            "inputs": int(ok.sum()), "median_ratio": float(np.median(ratio)),
+            "lower": float(np.mean(ratio < 1)), "higher": float(np.mean(ratio > 1)),
+            "mean": float(np.mean(v[:, ok])), "mean_reference": float(np.mean(r[:, ok])),
+            "median": float(np.median(v[:, ok])), "median_reference": float(np.median(r[:, ok])),
+        }
+    return out
+
+
+def comparison_markdown(experiment: str, variant: str, reference: str, r: dict[str, Any]) -> str:
+    lines = [f"## {experiment}: `{variant}` against `{reference}` (seeds {', '.join(map(str, r['seeds']))})", "",
+             "| budget | per input, geometric mean over seeds of the L2 ratio: median over inputs (lower / higher) "
+             "| mean L2 over all runs | median L2 over all runs |", "|---|---|---|---|"]
+    for b, v in r["by_budget"].items():
+        lines.append(f"| {int(b):,} | {v['median_ratio']:.3f} ({v['lower']:.0%} / {v['higher']:.0%}) | "
+                     f"{v['mean_reference']:.3f} → {v['mean']:.3f} | {v['median_reference']:.3f} → {v['median']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(experiment: str, r: dict[str, Any]) -> str:
     lines = [f"## {experiment} ({r['inputs']} inputs, seeds {', '.join(map(str, r['seeds']))})", "",
              f"At {r['final_budget']:,} queries: median L2 over all runs {r['median_all_runs']:.3f}; of each input's "
@@ -82,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=Path, required=True, help="an ablation output directory (its runs/ are read)")
     p.add_argument("--variant", required=True, help="the ablation variant whose seeds are compared")
+    p.add_argument("--against", default=None, help="another variant of the directory to pair with, seed by seed")
     p.add_argument("--out", type=Path, default=None, help="Markdown page (default: RUNS/seed_spread.md)")
     a = p.parse_args(argv)
     data = load(a.runs / "runs", a.variant)
@@ -96,6 +133,14 @@ def main(argv: list[str] | None = None) -> None:
             "inputs). The last column is what a race between the seeds decided at b keeps, before paying for "
             "the losers' queries.", ""]
     text += [markdown(e, r) for e, r in results.items()]
+    if a.against is not None:
+        reference = load(a.runs / "runs", a.against)
+        paired = {e: compare(v, reference[e]) for e, v in sorted(data.items()) if set(v) & set(reference.get(e, {}))}
+        if not paired:
+            raise SystemExit(f"no seed has runs of both {a.variant!r} and {a.against!r} in {a.runs / 'runs'}")
+        text += [comparison_markdown(e, a.variant, a.against, r) for e, r in paired.items()]
+        results = {e: {**results.get(e, {}), "against": {"variant": a.against, **paired[e]}}
+                   for e in sorted(set(results) | set(paired))}
     out.write_text("\n".join(text))
     out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
     print("\n".join(text))

@@ -53,3 +53,27 @@ def test_the_page_is_written_with_its_command_and_one_seed_is_refused(tmp_path: 
     _write_runs(lonely, {0: {"500": [2.0], "8000": [1.0]}})
     with pytest.raises(SystemExit, match="two seeds or more"):
         seed_spread.main(["--runs", str(lonely), "--variant", "v"])
+
+
+def test_against_pairs_two_variants_seed_by_seed_with_the_geometric_mean_over_seeds(tmp_path: Path) -> None:
+    # Two inputs, seeds 0-1 for both variants (seed 2 of "v" only: left out of the pairing). Input 0: v is half
+    # the reference at seed 0 and twice it at seed 1 (geometric mean 1: neither lower nor higher); input 1: v is
+    # 0.8x the reference at both seeds.
+    v = {0: {"8000": [1.0, 0.8]}, 1: {"8000": [4.0, 1.6]}, 2: {"8000": [9.0, 9.0]}}
+    ref = {0: {"8000": [2.0, 1.0]}, 1: {"8000": [2.0, 2.0]}}
+    _write_runs(tmp_path, v)
+    for seed, at in ref.items():
+        rec = {"experiment": "e", "variant": "w", "seed": seed, "distortion_at": at}
+        (tmp_path / "runs" / f"e_w_s{seed}.json").write_text(json.dumps(rec))
+    runs = tmp_path / "runs"
+    r = seed_spread.compare(seed_spread.load(runs, "v")["e"], seed_spread.load(runs, "w")["e"])
+    at = r["by_budget"]["8000"]
+    assert r["seeds"] == [0, 1] and at["inputs"] == 2
+    assert at["median_ratio"] == pytest.approx(np.median([1.0, 0.8]))
+    assert at["lower"] == pytest.approx(0.5) and at["higher"] == pytest.approx(0.0)
+    assert at["mean"] == pytest.approx(np.mean([1.0, 0.8, 4.0, 1.6])) and at["mean_reference"] == pytest.approx(1.75)
+    seed_spread.main(["--runs", str(tmp_path), "--variant", "v", "--against", "w"])
+    page = (tmp_path / "seed_spread.md").read_text()
+    assert "`v` against `w` (seeds 0, 1)" in page and "| 8,000 | 0.900 (50% / 0%) |" in page
+    with pytest.raises(SystemExit, match="no seed has runs of both"):
+        seed_spread.main(["--runs", str(tmp_path), "--variant", "v", "--against", "nobody"])
