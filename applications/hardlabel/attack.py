@@ -115,8 +115,9 @@ def attack(
         descend in lockstep until the input has spent ``race_fraction`` (0.15) of its budget on them; the lowest
         point goes on. ``None``: as many starts as :func:`zeroopt.race_plan` gives the budget (none below about
         6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k). 1 (default): one search. g has many basins and
-        which one a run ends in is set early, but in the suite the race paid only on MNIST at 50k and on the
-        GBDT MNIST model (benchmarks/results/ablation/race-starts/).
+        which one a run ends in is set early, but the race pays only where an input's seeds end far apart (MNIST
+        untargeted from 20k, the GBDT MNIST model) and costs its losers' queries elsewhere (CIFAR-10, targeted
+        attacks) (benchmarks/results/ablation/race-starts/).
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
         are used), or a dataset ``(x, y)`` from which examples of each target class are drawn. For untargeted
