@@ -166,7 +166,7 @@ def recheck_cost(n: int, budget: int = 2000, solver: str = "sign") -> list[str]:
     try:
         for name, (label, scales) in {
             "former (× 1, 1.001, 1.003 in one call)": (former_label, former_scales),
-            "current (× 1.001, 1.002, 1.003, each alone)": current,
+            "current (× 1.001, 1.002, then × 1, each alone)": current,
         }.items():
             verify.label_alone, verify.recheck_scales = label, scales
             t0 = time.perf_counter()

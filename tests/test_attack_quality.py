@@ -93,3 +93,31 @@ def test_points_called_adversarial_stay_adversarial_when_labelled_alone(solver: 
         # Safety costs at most what the re-check allows: 0.31% over the best point the search found.
         assert res.distortion[i] <= res.trace[i][-1, 1] * 1.0031
     assert np.median(res.distortion[res.success]) <= 0.2 * 1.15  # the optimum is 0.2
+
+
+class SliverModel:
+    """Class 0 up to ``t`` along ``w``, class 1 on a sliver ``[t, t (1 + width))``, class 2 beyond it."""
+
+    def __init__(self, weights: np.ndarray, t: float, width: float) -> None:
+        self.weights, self.t, self.width = weights, t, width
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        s = (x.reshape(len(x), -1).astype(np.float64) - 0.5) @ self.weights
+        return np.where(s < self.t, 0, np.where(s < self.t * (1 + self.width), 1, 2)).astype(np.int64)
+
+
+def test_a_target_class_thinner_than_the_recheck_margin_is_still_a_success() -> None:
+    """Targeting the sliver's class: every point 0.1% beyond the best point is class 2, so only the point itself
+    (labelled alone: the re-check's last candidate) is adversarial. The attack returns it as a success."""
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal(DIM)
+    w /= np.linalg.norm(w)
+    model = SliverModel(w, t=0.2, width=2e-4)
+    x = np.full((2, DIM), 0.5)
+    examples = 0.5 + 0.2 * (1 + 1e-4) * w[None, :] + 1e-4 * rng.standard_normal((30, DIM))
+    examples = examples[model(examples) == 1]
+    res = attack(model, x, np.zeros(2, np.int64), target=np.ones(2, np.int64), budget=3000, solver="sign", seed=0,
+                 n_classes=3, target_examples=examples)
+    assert res.success.all(), res.summary()
+    assert (model(res.x_adv.astype(np.float64)) == 1).all()  # each returned point, labelled on its own
+    assert np.all(res.distortion <= 0.2 * 1.01)

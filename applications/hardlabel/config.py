@@ -57,7 +57,7 @@ DEFAULT_SOLVER = "sign-growing"
 CPU_MODEL_BATCH = 256
 GPU_MODEL_BATCH = 4096
 MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
-VERIFY_QUERIES = 3  # final re-check of the best point and of 2 slightly safer versions along its ray
+VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
 
 
 def _is_real(value: Any) -> bool:

@@ -10,7 +10,7 @@ from .recheck import label_alone, recheck_scales
 
 __all__ = ["final_check"]
 
-VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001, 1.002, 1.003 (see recheck.py)
+VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001, 1.002, ... (see recheck.py)
 
 
 def final_check(
@@ -50,7 +50,7 @@ def final_check(
         if len(ok) == 0:
             passed[i] = False  # labelled adversarial once, but not on re-check: reported, not hidden
             continue
-        j = ok[0]  # smallest scale that the model still calls adversarial
+        j = ok[0]  # the first candidate the model still calls adversarial: the nearest safer one, else the point
         img.best_point = batch[j].reshape(img.best_point.shape)
         img.best_distance = float(np.linalg.norm(batch[j].astype(np.float64) - img.x0))
     return passed
