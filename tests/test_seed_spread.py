@@ -13,7 +13,7 @@ from benchmarks import seed_spread
 
 def _write_runs(root: Path, table: dict[int, dict[str, list[float]]], variant: str = "v") -> None:
     runs = root / "runs"
-    runs.mkdir(parents=True)
+    runs.mkdir(parents=True, exist_ok=True)
     for seed, at in table.items():
         rec = {"experiment": "e", "variant": variant, "seed": seed, "distortion_at": at}
         (runs / f"e_{variant}_s{seed}.json").write_text(json.dumps(rec))
@@ -62,9 +62,7 @@ def test_against_pairs_two_variants_seed_by_seed_with_the_geometric_mean_over_se
     v = {0: {"8000": [1.0, 0.8]}, 1: {"8000": [4.0, 1.6]}, 2: {"8000": [9.0, 9.0]}}
     ref = {0: {"8000": [2.0, 1.0]}, 1: {"8000": [2.0, 2.0]}}
     _write_runs(tmp_path, v)
-    for seed, at in ref.items():
-        rec = {"experiment": "e", "variant": "w", "seed": seed, "distortion_at": at}
-        (tmp_path / "runs" / f"e_w_s{seed}.json").write_text(json.dumps(rec))
+    _write_runs(tmp_path, ref, variant="w")
     runs = tmp_path / "runs"
     r = seed_spread.compare(seed_spread.load(runs, "v")["e"], seed_spread.load(runs, "w")["e"])
     at = r["by_budget"]["8000"]

@@ -140,8 +140,8 @@ def attack(
     verify
         Queries per input reserved (inside the budget) for a final re-check: slightly safer versions of the
         best point (perturbation scaled by 1.001, 1.002, ...) are labelled again, each alone in its own model
-        call, and the closest one the model still calls adversarial is returned; the last query labels the
-        best point itself alone (where the target class is a sliver along the ray, only the point is). The best
+        call, and the nearest of them the model still calls adversarial is returned — else the best point
+        itself, which the last query labels alone (where the target class is a sliver along the ray). The best
         point found by a binary search sits within ε of the boundary, where a different batch composition or a
         GPU's reduced-precision arithmetic can flip its label; the re-check makes the returned point robustly
         adversarial where it can, at a cost of at most 0.1% × ``verify`` distortion (:mod:`.recheck`). Skipped

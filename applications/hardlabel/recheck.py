@@ -36,8 +36,9 @@ def recheck_scales(reserve: int, step: float) -> NDArray[np.float64]:
     >>> recheck_scales(3, 1e-3).tolist(), recheck_scales(1, 1e-3).tolist()
     ([1.001, 1.002, 1.0], [1.001])
     """
-    safer = 1.0 + step * np.arange(1, max(reserve, 2), dtype=np.float64)
-    return safer if reserve < 2 else np.append(safer, 1.0)
+    if reserve < 2:
+        return 1.0 + step * np.arange(1, reserve + 1, dtype=np.float64)
+    return np.append(1.0 + step * np.arange(1, reserve, dtype=np.float64), 1.0)
 
 
 def label_alone(
