@@ -27,9 +27,16 @@ from .directions import (
 )
 from .driver import drive, minimize, run_solver
 from .errors import ObjectiveError, PartialResultError, partial_result
-from .estimators import GradientEstimate, GradientEstimator, forward_difference, sign_of_difference
+from .estimators import (
+    GradientEstimate,
+    GradientEstimator,
+    centered_sign_of_difference,
+    forward_difference,
+    sign_of_difference,
+)
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .mixture import MixtureDirections, multi_scale_directions
+from .momentum import AdaptiveMomentum, DirectionRule
 from .oracle import (
     BudgetExhaustedError,
     CallableOracle,
@@ -77,7 +84,8 @@ from .subspace import LowFrequencyDirections
 __version__ = "0.1.0"
 
 __all__ = [
-    "LowFrequencyDirections", "MixtureDirections", "SqrtProbeGrowth", "multi_scale_directions",
+    "AdaptiveMomentum", "DirectionRule", "LowFrequencyDirections", "MixtureDirections", "SqrtProbeGrowth",
+    "multi_scale_directions",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",
@@ -85,8 +93,9 @@ __all__ = [
     "PrecisionFollowsBeta", "PrecisionFollowsValue", "Problem", "ProbeSchedule", "QueryLedger", "SolverContext",
     "SolverSpec",
     "SolverState", "SphereDirections", "StallRule", "StallStop", "Status", "StepResult", "SubsetGroup",
-    "ToleranceMonitor", "ToleranceWarning", "armijo_step", "as_oracle", "check_positive", "descent_solver",
-    "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver", "list_solvers",
+    "ToleranceMonitor", "ToleranceWarning", "armijo_step", "as_oracle", "centered_sign_of_difference",
+    "check_positive", "descent_solver", "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver",
+    "list_solvers",
     "make_sampler", "make_solver", "minimize", "opt_line_search", "preset_for", "register_sampler",
     "register_solver", "run_solver", "semicircle_step", "sign_of_difference", "solve_many", "unit_sphere",
     "unit_sphere_steps",

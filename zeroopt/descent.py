@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from .directions import DirectionSampler, make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
+from .momentum import AdaptiveMomentum
 from .parts import (
     BestProbe,
     DiminishingReturnsRule,
@@ -113,6 +114,9 @@ class DescentOptions:
     coarse_candidates
         The ``"opt"`` line search evaluates its candidates to this multiple of ε and refines only the one it
         keeps (:func:`~zeroopt.linesearch.opt_line_search`'s ``coarse``); 1: every candidate to ε.
+    momentum
+        When set, the step follows :class:`~zeroopt.momentum.AdaptiveMomentum` with this ``max_weight`` (the
+        previous direction's weight once every step falls short); ``None``: the estimate itself.
     min_progress
         When set, the run also converges once the second half of its iterations improved its value by less
         than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
@@ -138,12 +142,14 @@ class DescentOptions:
     patience: int | None = NO_PROGRESS_WINDOW
     min_progress: float | None = None
     coarse_candidates: float = 1.0
+    momentum: float | None = None
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
         check_positive("q", self.q, integer=True)
         check_positive("patience", self.patience, integer=True, allow_none=True)
         check_positive("min_progress", self.min_progress, allow_none=True)
+        check_positive("momentum", self.momentum, allow_none=True)
         check_positive("q_start", self.q_start, integer=True, allow_none=True)
         check_positive("beta", self.beta)
         check_positive("step", self.step)
@@ -235,7 +241,7 @@ def descent_solver(
     Returns
     -------
     ComposedSolver
-        sampler → estimator → step rule → [best probe] → stall rule; a fixed step, which never shrinks,
+        sampler → estimator → [momentum] → step rule → [best probe] → stall rule; a fixed step, which never shrinks,
         gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
     """
     behaviours: list = [BestProbe()] if best_probe else []
@@ -256,4 +262,5 @@ def descent_solver(
         precision=precision_for(opts),
         retract=opts.retract,
         behaviours=tuple(behaviours),
+        direction=None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)),
     )

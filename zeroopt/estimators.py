@@ -15,7 +15,9 @@ from numpy.typing import NDArray
 
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
-__all__ = ["GradientEstimate", "GradientEstimator", "forward_difference", "sign_of_difference"]
+__all__ = [
+    "GradientEstimate", "GradientEstimator", "centered_sign_of_difference", "forward_difference", "sign_of_difference",
+]
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,10 @@ class GradientEstimate:
         Number of probes that contributed (probes with an infinite value are dropped).
     best_x, best_f, best_eps
         The best probe point and its value, when values were observed (forward differences).
+    below_fraction
+        For comparison estimators: the fraction of probes that found a lower value (``None`` otherwise). Far
+        from ½, the probes mostly measure an offset common to all of them (curvature at radius β, the
+        precision of f(x)) rather than the slope, which a behaviour may act on.
     """
 
     g: NDArray[np.float64]
@@ -40,6 +46,7 @@ class GradientEstimate:
     best_x: NDArray[np.float64] | None = None
     best_f: float = float("inf")
     best_eps: float = 0.0
+    below_fraction: float | None = None
 
 
 class GradientEstimator(Protocol):
@@ -116,4 +123,46 @@ def sign_of_difference(
     assert isinstance(resp, Comparison)
     signs = np.where(resp.below, -1.0, 1.0)
     g = (signs @ directions) / len(signs)
-    return GradientEstimate(g=g, eps=0.0, used=len(signs))
+    return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)))
+
+
+def centered_sign_of_difference(
+    x: NDArray[np.float64],
+    fx: float,
+    directions: NDArray[np.float64],
+    beta: float,
+    scale: float,
+    eps: float | None,
+) -> Generator[Request, Response, GradientEstimate]:
+    """The sign estimator with a baseline (HopSkipJump's, Chen et al. 2020): ``g = 1/q * sum_i (s_i - s̄) u_i``.
+
+    Same probes and queries as :func:`sign_of_difference`. Why subtract the mean sign s̄: when something
+    common to every probe shifts the comparisons — the objective's curvature at radius β (late in a run,
+    near a minimum), or a value f(x) known only to a precision — most of them agree whatever their
+    direction, and the plain estimate carries ``s̄ * sum_i u_i``, a random vector of norm about
+    ``|s̄| * sqrt(q)`` that says nothing about the slope. The baseline removes it; the probes that disagree
+    with the majority, which carry the slope, keep their weight. When the signs are balanced (s̄ ≈ 0) the
+    two estimators agree. All signs equal: nothing disagrees, and the plain estimate is returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> u = np.eye(4)
+    >>> gen = centered_sign_of_difference(np.zeros(4), 0.0, u, 0.1, 4.0, None)
+    >>> req = next(gen)
+    >>> from zeroopt.oracle import Comparison
+    >>> try:
+    ...     gen.send(Comparison(below=np.array([True, False, False, False]), queries=4, exhausted=False))
+    ... except StopIteration as done:
+    ...     print(done.value.g, done.value.below_fraction)
+    [-0.375  0.125  0.125  0.125] 0.25
+    """
+    points = x[None, :] + beta * directions
+    resp = yield Compare(points=points, levels=np.full(len(points), fx))
+    assert isinstance(resp, Comparison)
+    signs = np.where(resp.below, -1.0, 1.0)
+    mean = float(signs.mean()) if len(signs) else 0.0
+    if abs(mean) < 1.0:
+        signs = signs - mean
+    g = (signs @ directions) / max(len(signs), 1)
+    return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)))

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from .directions import DirectionSampler
 from .estimators import GradientEstimate, GradientEstimator
 from .linesearch import StepResult
+from .momentum import DirectionRule
 from .oracle import Request, Response
 from .parts import Behaviour, Move, Precision
 
@@ -56,7 +57,7 @@ class StepOutcome:
 
 @dataclass(frozen=True)
 class ComposedSolver:
-    """Zeroth-order descent composed of public parts, in order: sampler → estimator → step rule → behaviours.
+    """Zeroth-order descent composed of public parts: sampler → estimator → [direction] → step rule → behaviours.
 
     Parameters
     ----------
@@ -83,6 +84,10 @@ class ComposedSolver:
     behaviours
         Parts that amend each iteration's move, in order (:class:`~zeroopt.parts.BestProbe`,
         :class:`~zeroopt.parts.StallRule`, or any :class:`~zeroopt.parts.Behaviour`).
+    direction
+        What the step rule follows, from the estimate and the state's memory
+        (:class:`~zeroopt.momentum.AdaptiveMomentum`, or any :class:`~zeroopt.momentum.DirectionRule`);
+        ``None``: the estimate itself.
     """
 
     name: str
@@ -95,6 +100,7 @@ class ComposedSolver:
     precision: Precision | None = None
     retract: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
     behaviours: tuple[Behaviour, ...] = ()
+    direction: DirectionRule | None = None
 
     def requested_eps(self, beta: float, value: float = math.nan) -> float | None:
         """Precision to request at smoothing radius ``beta`` from an iterate of value ``value``."""
@@ -117,8 +123,9 @@ class ComposedSolver:
         eps = self.requested_eps(state.beta, state.fx)
         u = self.sampler.sample(state.rng, self.probes(state), d, state.iteration)
         est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, self.sampler.scale(d), eps)
-        res: StepResult = yield from self.step_rule(state.x, state.fx, est.g, state.step, eps, self.retract)
-        move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, state.beta, memory=state.memory)
+        g, memory = (est.g, state.memory) if self.direction is None else self.direction(self, state, est)
+        res: StepResult = yield from self.step_rule(state.x, state.fx, g, state.step, eps, self.retract)
+        move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, state.beta, memory=memory)
         if not np.isfinite(move.fx) and np.isfinite(state.fx):
             # A step rule that moves unconditionally (the theory's fixed step) can land where the oracle
             # answers +inf (outside the function's domain, e.g. no decision boundary along a direction).

@@ -24,11 +24,14 @@ from .descent import (
     unit_sphere_steps,
 )
 from .directions import CoordinateDirections
-from .estimators import forward_difference, sign_of_difference
+from .estimators import GradientEstimator, centered_sign_of_difference, forward_difference, sign_of_difference
 from .registry import SolverContext, register_solver
 from .solver import ComposedSolver
 
-__all__ = ["CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions", "theory_step"]
+__all__ = [
+    "CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions", "sign_estimator",
+    "theory_step",
+]
 
 SIGN_OPT_K = 200
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
@@ -144,11 +147,26 @@ def _make_coordinate(opts: CoordinateOptions, ctx: SolverContext) -> ComposedSol
 
 @dataclass(frozen=True)
 class SignOptions(DescentOptions):
-    """``"sign"``: Sign-OPT / ZO-signSGD — q one-bit comparisons per gradient estimate."""
+    """``"sign"``: Sign-OPT / ZO-signSGD — q one-bit comparisons per gradient estimate.
+
+    ``baseline``: subtract the mean sign before averaging (HopSkipJump's estimator,
+    :func:`~zeroopt.estimators.centered_sign_of_difference`); off for ``"sign"``, which stays Sign-OPT's.
+    """
 
     q: int = SIGN_OPT_K
     beta: float = REFERENCE_CODE_BETA
     directions: str = "sphere"
+    baseline: bool = False
+
+    def validate(self) -> None:
+        super().validate()
+        if not isinstance(self.baseline, bool):
+            raise TypeError(f"baseline must be True or False, got {self.baseline!r}")
+
+
+def sign_estimator(opts: SignOptions) -> GradientEstimator:
+    """The comparison estimator ``opts`` asks for: with the baseline (``opts.baseline``) or plain."""
+    return centered_sign_of_difference if opts.baseline else sign_of_difference
 
 
 def _sign_defaults(context: SolverContext) -> dict[str, Any]:
@@ -159,7 +177,7 @@ def _sign_defaults(context: SolverContext) -> dict[str, Any]:
 @register_solver("sign", SignOptions, "Sign-OPT-style descent: sign of each directional difference from a comparison",
                  defaults=_sign_defaults)
 def _make_sign(opts: SignOptions, ctx: SolverContext) -> ComposedSolver:
-    return descent_solver("sign", opts, sign_of_difference, context=ctx)
+    return descent_solver("sign", opts, sign_estimator(opts), context=ctx)
 
 
 #: sign-growing's first estimate: 20 comparisons, growing like √t to Sign-OPT's K (HopSkipJump grows from
@@ -215,4 +233,4 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
                  "Sign-OPT-style descent whose comparisons per estimate grow like √t (cheap early steps)",
                  defaults=_sign_growing_defaults)
 def _make_sign_growing(opts: SignGrowingOptions, ctx: SolverContext) -> ComposedSolver:
-    return descent_solver("sign-growing", opts, sign_of_difference, context=ctx)
+    return descent_solver("sign-growing", opts, sign_estimator(opts), context=ctx)

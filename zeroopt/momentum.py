@@ -1,0 +1,104 @@
+"""Direction rules: what a descent iteration steps along, given the gradient estimate and what came before.
+
+A :class:`~zeroopt.ComposedSolver` with a ``direction`` rule hands the step rule ``rule(solver, before,
+estimate) -> (direction, memory)`` instead of the raw estimate; the rule keeps what it needs in the state's
+``memory`` (a fresh run, a restart included, starts with none). Any callable of that form is a direction rule.
+
+:class:`AdaptiveMomentum` is heavy-ball momentum whose weight follows the evidence that the step rule stops
+short. After a step along d, a step rule that went as far as it should leaves a gradient with no component
+along d, on average; one that stopped short leaves the gradient still pointing back against d. The sign of
+``estimate · d`` is a one-bit measurement of that, noisy but unbiased, every iteration, at no query. The rule
+keeps a running average of it and weights the previous direction by how far that average lies beyond ½:
+nothing while steps overshoot as often as they undershoot (early, large steps on an image classifier's
+boundary distance overshoot), up to ``max_weight`` once they always fall short (late, small steps along a
+narrow valley, where momentum is what carries the iterate along it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .estimators import GradientEstimate
+
+if TYPE_CHECKING:
+    from .solver import ComposedSolver, SolverState
+
+__all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "DirectionRule"]
+
+#: The weight of the newest iteration in :class:`AdaptiveMomentum`'s running average of undershoots:
+#: about the last ten iterations count, so the weight follows the run's phases without chasing one-bit noise.
+MOMENTUM_MEMORY = 0.1
+
+
+class DirectionRule(Protocol):
+    """Turns an iteration's gradient estimate into the direction the step rule follows."""
+
+    def __call__(
+        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate
+    ) -> tuple[NDArray[np.float64], dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class AdaptiveMomentum:
+    """Heavy-ball momentum weighted by how often the step rule stops short (see the module docstring).
+
+    The direction is ``ĝ/‖ĝ‖ + μ p`` (rescaled to ‖ĝ‖), with p the previous direction (unit) and
+    ``μ = max_weight · max(0, 2a − 1)``, where a is the running average (weight ``memory_weight`` per
+    iteration, from ½) of ``[ĝ · p < 0]`` — the estimate saying the last step fell short. Scale-free: only
+    directions enter.
+
+    Parameters
+    ----------
+    max_weight
+        μ once every step falls short.
+    memory_weight
+        Weight of the newest iteration in the running average (:data:`MOMENTUM_MEMORY`).
+    key
+        Where the previous direction and the average live in the state's ``memory``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from zeroopt import SolverContext, make_solver, minimize
+    >>> f = lambda x: float(x[0] ** 2 + 100 * x[1] ** 2)  # a narrow valley
+    >>> res = minimize(f, np.array([3.0, 0.3]), solver="sign-growing", budget=3000, seed=0, momentum=1.0)
+    >>> bool(res.fun < 1e-2)
+    True
+    """
+
+    max_weight: float = 1.0
+    memory_weight: float = MOMENTUM_MEMORY
+    key: str = "momentum"
+
+    def __post_init__(self) -> None:
+        if not (np.isfinite(self.max_weight) and self.max_weight >= 0):
+            raise ValueError(f"max_weight must be a non-negative number, got {self.max_weight!r}")
+        if not 0 < self.memory_weight <= 1:
+            raise ValueError(f"memory_weight must be in (0, 1], got {self.memory_weight!r}")
+
+    def weight(self, average: float) -> float:
+        """μ for a running undershoot average ``average``."""
+        return self.max_weight * max(0.0, 2.0 * average - 1.0)
+
+    def __call__(
+        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate
+    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        g = estimate.g
+        norm = float(np.linalg.norm(g))
+        memory = dict(before.memory)
+        if not (np.isfinite(norm) and norm > 0):
+            return g, memory  # no estimate to blend; the previous direction is kept for the next iteration
+        previous, average = memory.get(self.key, (None, 0.5))
+        direction = g / norm
+        if previous is not None:
+            undershoot = float(g @ previous < 0)
+            average = (1 - self.memory_weight) * average + self.memory_weight * undershoot
+            direction = direction + self.weight(average) * previous
+        size = float(np.linalg.norm(direction))
+        unit = direction / size if size > 0 else g / norm
+        memory[self.key] = (unit, average)
+        return norm * unit, memory  # the estimate's length: step rules that scale with it see no change
