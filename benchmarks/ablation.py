@@ -73,6 +73,12 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + coarse line-search candidates": ("sign-growing", {**_LINE_SEARCH, "coarse_candidates": 256.0}),
     "+ semicircular step": ("sign-growing", dict(_ONE_START)),
     "default + race between starts": ("sign-growing", {**CHEAP_START, "race_starts": None}),
+    # Parts that change the direction a step follows (eleventh session): the sign estimator's baseline
+    # (zeroopt.centered_sign_of_difference) and momentum weighted by how often steps fall short
+    # (zeroopt.AdaptiveMomentum).
+    "default + baseline (centred signs)": ("sign-growing", {**_ONE_START, "baseline": True}),
+    "default + adaptive momentum": ("sign-growing", {**_ONE_START, "momentum": 1.0}),
+    "default + baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": True, "momentum": 1.0}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),
@@ -124,8 +130,8 @@ def paired(reference: dict[str, Any], other: dict[str, Any], budget: int) -> str
     return paired_ratio(reference["distortion_at"].get(str(budget), []), other["distortion_at"].get(str(budget), []))
 
 
-def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
-    """Markdown table, JSON summary and a plot per experiment."""
+def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: bool = True) -> None:
+    """Markdown table, JSON summary and (``plots``) a plot per experiment."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -174,13 +180,18 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str) -> None:
         ax.set(xscale="log", yscale="log", xlabel="queries", ylabel="median L2", title=exp_name)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        save_figure(fig, out / f"ablation_{exp_name}.png")
+        if plots:
+            save_figure(fig, out / f"ablation_{exp_name}.png")
+            lines += ["", f"![{exp_name}](ablation_{exp_name}.png)"]
         plt.close(fig)
-        lines += ["", f"![{exp_name}](ablation_{exp_name}.png)", ""]
+        lines += [""]
         summary[exp_name] = [{k: r[k] for k in ("variant", "solver", "options", "n", "budget", "seed", "success",
                                                 "median_at")} for r in recs]
     (out / "README.md").write_text("\n".join(lines) + "\n")
-    (out / "ablation.json").write_text(json.dumps(summary, indent=1) + "\n")
+    # One run per line: diffable, without the indentation's bulk (the tracked results have a size limit).
+    body = ",\n".join(f"{json.dumps(name)}: [\n" + ",\n".join(json.dumps(_rounded(r)) for r in runs) + "\n]"
+                      for name, runs in summary.items())
+    (out / "ablation.json").write_text("{\n" + body + "\n}\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -192,6 +203,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/ablation"))
+    p.add_argument("--no-plots", action="store_true",
+                   help="tables only (the plots repeat them; the tracked results have a size limit)")
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                    help="where torch models run (auto: CUDA when present)")
     a = p.parse_args(argv)
@@ -222,7 +235,13 @@ def main(argv: list[str] | None = None) -> None:
             meds = "  ".join(f"{b}:{m:.3f}" for b, m in rec["median_at"].items())
             print(f"{exp_name:18s} {variant:38s} {meds}  ({rec['seconds']:.0f} s)", flush=True)
     records = [json.loads(f.read_text()) for f in sorted(cache.glob("*.json"))]
-    write_pages(a.out, records, "python -m benchmarks.ablation " + shlex.join(sys.argv[1:] if argv is None else argv))
+    write_pages(a.out, records, "python -m benchmarks.ablation " + shlex.join(sys.argv[1:] if argv is None else argv),
+                plots=not a.no_plots)
+
+
+def _rounded(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's summary with its medians to 4 decimals (the pages print 3)."""
+    return {**run, "median_at": {b: round(m, 4) for b, m in run["median_at"].items()}}
 
 
 def _slug(text: str) -> str:
