@@ -118,12 +118,7 @@ def sign_of_difference(
     Each sign comes from one comparison "is f(x + beta u_i) < f(x)?", which some oracles answer with a
     single query (the hard-label attack) and any value oracle answers by evaluating.
     """
-    points = x[None, :] + beta * directions
-    resp = yield Compare(points=points, levels=np.full(len(points), fx))
-    assert isinstance(resp, Comparison)
-    signs = np.where(resp.below, -1.0, 1.0)
-    g = (signs @ directions) / len(signs)
-    return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)))
+    return (yield from _sign_estimate(x, fx, directions, beta, baseline=False))
 
 
 def centered_sign_of_difference(
@@ -157,12 +152,19 @@ def centered_sign_of_difference(
     ...     print(done.value.g, done.value.below_fraction)
     [-0.375  0.125  0.125  0.125] 0.25
     """
+    return (yield from _sign_estimate(x, fx, directions, beta, baseline=True))
+
+
+def _sign_estimate(
+    x: NDArray[np.float64], fx: float, directions: NDArray[np.float64], beta: float, *, baseline: bool
+) -> Generator[Request, Response, GradientEstimate]:
+    """One comparison per probe, then the mean of ``sign · u`` — minus the mean sign first with ``baseline``
+    (unless every sign agrees, when there is nothing to centre on)."""
     points = x[None, :] + beta * directions
     resp = yield Compare(points=points, levels=np.full(len(points), fx))
     assert isinstance(resp, Comparison)
     signs = np.where(resp.below, -1.0, 1.0)
-    mean = float(signs.mean()) if len(signs) else 0.0
-    if abs(mean) < 1.0:
+    if baseline and abs(mean := float(signs.mean())) < 1.0:
         signs = signs - mean
-    g = (signs @ directions) / max(len(signs), 1)
+    g = (signs @ directions) / len(signs)
     return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)))
