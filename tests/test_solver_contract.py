@@ -5,7 +5,8 @@ antithetic differences on the shared descent options, declaring its own defaults
 objective) and ``test-bare`` (its own three options, declaring nothing). Every registered solver then goes
 through all four uses: ``zeroopt.minimize``, the hard-label attack (a torch and a LightGBM model), a theory
 study, and the benchmark harness's ``ours`` adapter. No test passes an option because of a solver's name:
-what a solver needs in a use comes from the registry.
+what a solver needs in a use comes from the registry. The parts a solver takes as options (momentum, the sign
+estimator's baseline) go through ``minimize`` and the attack with every solver that accepts them.
 """
 
 from __future__ import annotations
@@ -166,6 +167,30 @@ def test_history_records_are_consistent(name: str) -> None:
     assert res.iterations == res.history[-1].iteration + 1 or res.status is zeroopt.Status.BUDGET
 
 
+# The parts a solver takes as options (momentum for every descent solver, the baseline for the sign ones) go
+# through the same contract as the defaults: a part is usable by every solver that accepts it, or it is not a part.
+PART_OPTIONS = [("momentum", 1.0), ("baseline", True)]
+SOLVERS_WITH_PARTS = [(name, option, value) for name in SOLVERS for option, value in PART_OPTIONS
+                      if zeroopt.get_solver(name).accepts(option)]
+
+
+def test_every_descent_solver_takes_the_parts() -> None:
+    takes = {name for name, option, _ in SOLVERS_WITH_PARTS if option == "momentum"}
+    assert {"rgf", "rgf-fixed", "coordinate", "sign", "sign-growing", "test-central"} <= takes
+    assert {name for name, option, _ in SOLVERS_WITH_PARTS if option == "baseline"} >= {"sign", "sign-growing"}
+
+
+@pytest.mark.parametrize(("name", "option", "value"), SOLVERS_WITH_PARTS)
+def test_parts_keep_the_contract(name: str, option: str, value: object) -> None:
+    f = Quadratic()
+    x0 = np.ones(10)
+    res = zeroopt.minimize(f, x0, solver=name, budget=3000, seed=1, **{option: value})
+    assert len(f.values) == res.queries <= 3000 and res.fun == min(f.values)
+    assert res.x_last is not None and float(res.x_last @ res.x_last) < 1e-2 * float(x0 @ x0), res
+    again = zeroopt.minimize(Quadratic(), x0, solver=name, budget=3000, seed=1, **{option: value})
+    assert np.array_equal(again.x, res.x) and again.queries == res.queries
+
+
 @pytest.mark.parametrize("name", ["rgf", "rgf-fixed"])
 def test_done_when_example(name: str) -> None:
     """The issue's acceptance example: f(x) = x @ x from ones(50), budget 20000."""
@@ -221,13 +246,23 @@ def lightgbm_model():  # type: ignore[no-untyped-def]
     return clf.booster_, x[pick], y[pick], lambda z: clf.predict(np.asarray(z).reshape(len(z), -1))
 
 
+ATTACK_CASES = [(name, {}) for name in SOLVERS] + [(name, {opt: v}) for name, opt, v in SOLVERS_WITH_PARTS]
+
+
+def _case_id(value: object) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{k}={w}" for k, w in value.items()) or "defaults"
+    return str(value)
+
+
 @pytest.mark.parametrize("kind", ["torch_model", "lightgbm_model"])
-@pytest.mark.parametrize("name", SOLVERS)
-def test_attack(name: str, kind: str, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize(("name", "parts"), ATTACK_CASES, ids=_case_id)
+def test_attack(name: str, parts: dict, kind: str, request: pytest.FixtureRequest) -> None:
     from applications.hardlabel import attack
 
     model, x, y, labels_of = request.getfixturevalue(kind)
-    res = attack(model, x, y, budget=400, solver=name, seed=0, n_classes=10 if kind == "lightgbm_model" else 4)
+    res = attack(model, x, y, budget=400, solver=name, seed=0, n_classes=10 if kind == "lightgbm_model" else 4,
+                 **parts)
     assert res.success.all() and np.all(res.queries <= 400)
     assert np.all(labels_of(res.x_adv) != y)
     ran = [r for r in res.solver_results if r is not None]
