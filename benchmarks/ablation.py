@@ -79,6 +79,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + baseline (centred signs)": ("sign-growing", {**_ONE_START, "baseline": True}),
     "default + adaptive momentum": ("sign-growing", {**_ONE_START, "momentum": 1.0}),
     "default + baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": True, "momentum": 1.0}),
+    # (twelfth session) the baseline shrunk by its own noise: none while the comparisons are balanced
+    "default + shrunk baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                                       "momentum": 1.0}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),

@@ -63,10 +63,42 @@ def test_the_baseline_changes_nothing_when_the_comparisons_are_balanced() -> Non
     assert np.allclose(done.value.value.g, np.full(4, 0.25))
 
 
+def _answer(estimator, below: np.ndarray, u: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    gen = estimator(np.zeros(u.shape[1]), 0.0, u, 0.1, float(u.shape[1]), None)
+    next(gen)
+    with pytest.raises(StopIteration) as done:
+        gen.send(Comparison(below=below, queries=len(below), exhausted=False))
+    return done.value.value.g
+
+
+def test_the_shrunk_baseline_is_plain_when_balanced_and_centred_when_not() -> None:
+    rng = np.random.default_rng(1)
+    u = rng.standard_normal((100, 30))
+    plain, centred, shrunk = (zeroopt.sign_of_difference, zeroopt.centered_sign_of_difference,
+                              zeroopt.shrunk_centered_sign_of_difference)
+    # 48 of 100 lower: s̄ = 0.04 is well within its noise (0.1): nothing is subtracted.
+    balanced = np.arange(100) < 48
+    assert np.array_equal(_answer(shrunk, balanced, u), _answer(plain, balanced, u))
+    assert not np.allclose(_answer(centred, balanced, u), _answer(plain, balanced, u))
+    # 5 of 100 lower: s̄ = 0.9, 20 standard deviations from 0: nearly the full baseline.
+    lopsided = np.arange(100) < 5
+    gap = np.linalg.norm(_answer(shrunk, lopsided, u) - _answer(centred, lopsided, u))
+    assert gap < 0.01 * np.linalg.norm(_answer(centred, lopsided, u) - _answer(plain, lopsided, u))
+
+
+def test_the_shrunk_baseline_keeps_the_centred_cosine_under_curvature() -> None:
+    plain = _cosines(zeroopt.sign_of_difference, 0.0)
+    centred = _cosines(zeroopt.centered_sign_of_difference, 0.0)
+    shrunk = _cosines(zeroopt.shrunk_centered_sign_of_difference, 0.0)
+    assert shrunk.mean() > 1.3 * plain.mean() and shrunk.mean() > 0.95 * centred.mean()
+
+
 def test_sign_solvers_take_the_baseline_by_option() -> None:
     ctx = zeroopt.SolverContext(dim=8)
     assert zeroopt.make_solver("sign", ctx).estimator is zeroopt.sign_of_difference
     assert zeroopt.make_solver("sign", ctx, baseline=True).estimator is zeroopt.centered_sign_of_difference
+    shrunk = zeroopt.make_solver("sign-growing", ctx, baseline="shrunk").estimator
+    assert shrunk is zeroopt.shrunk_centered_sign_of_difference
     with pytest.raises(TypeError, match="baseline"):
         zeroopt.make_solver("sign-growing", ctx, baseline="yes")
 

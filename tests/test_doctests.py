@@ -10,7 +10,8 @@ import pytest
 
 @pytest.mark.parametrize(
     "name",
-    ["zeroopt.driver", "zeroopt.restarts", "zeroopt.mixture", "applications.hardlabel.attack",
+    ["zeroopt.driver", "zeroopt.restarts", "zeroopt.mixture", "zeroopt.estimators", "zeroopt.momentum",
+     "applications.hardlabel.attack",
      "applications.hardlabel.bounds", "applications.trees.exact",
      "applications.trees.thresholds", "applications.figures", "applications.campaign.files"],
 )

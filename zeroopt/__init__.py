@@ -32,6 +32,7 @@ from .estimators import (
     GradientEstimator,
     centered_sign_of_difference,
     forward_difference,
+    shrunk_centered_sign_of_difference,
     sign_of_difference,
 )
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
@@ -97,7 +98,8 @@ __all__ = [
     "check_positive", "descent_solver", "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver",
     "list_solvers",
     "make_sampler", "make_solver", "minimize", "opt_line_search", "preset_for", "register_sampler",
-    "register_solver", "run_solver", "semicircle_step", "sign_of_difference", "solve_many", "unit_sphere",
+    "register_solver", "run_solver", "semicircle_step", "shrunk_centered_sign_of_difference", "sign_of_difference",
+    "solve_many", "unit_sphere",
     "unit_sphere_steps",
     # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",

@@ -16,7 +16,8 @@ from numpy.typing import NDArray
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
 __all__ = [
-    "GradientEstimate", "GradientEstimator", "centered_sign_of_difference", "forward_difference", "sign_of_difference",
+    "GradientEstimate", "GradientEstimator", "centered_sign_of_difference", "forward_difference",
+    "shrunk_centered_sign_of_difference", "sign_of_difference",
 ]
 
 
@@ -118,7 +119,7 @@ def sign_of_difference(
     Each sign comes from one comparison "is f(x + beta u_i) < f(x)?", which some oracles answer with a
     single query (the hard-label attack) and any value oracle answers by evaluating.
     """
-    return (yield from _sign_estimate(x, fx, directions, beta, baseline=False))
+    return (yield from _sign_estimate(x, fx, directions, beta))
 
 
 def centered_sign_of_difference(
@@ -152,19 +153,59 @@ def centered_sign_of_difference(
     ...     print(done.value.g, done.value.below_fraction)
     [-0.375  0.125  0.125  0.125] 0.25
     """
-    return (yield from _sign_estimate(x, fx, directions, beta, baseline=True))
+    return (yield from _sign_estimate(x, fx, directions, beta, baseline="mean"))
+
+
+def shrunk_centered_sign_of_difference(
+    x: NDArray[np.float64],
+    fx: float,
+    directions: NDArray[np.float64],
+    beta: float,
+    scale: float,
+    eps: float | None,
+) -> Generator[Request, Response, GradientEstimate]:
+    """The centred sign estimator with its baseline shrunk by the baseline's own noise: ``g = 1/q Σ (s_i − b) u_i``.
+
+    ``b = s̄ · max(0, 1 − (1 − s̄²) / (q s̄²))`` — the positive-part James–Stein shrinkage of the mean sign s̄
+    toward 0, whose sampling variance is ``(1 − s̄²)/q``. Why: where the comparisons are balanced (early in a
+    run, far from a minimum) s̄ is noise, and subtracting it only moves the estimate by that noise; there ``b``
+    is 0 and this is :func:`sign_of_difference`. Where most comparisons agree (curvature at radius β, near a
+    minimum), ``s̄`` stands far above its noise and ``b ≈ s̄``: :func:`centered_sign_of_difference`. No constant
+    decides between the two; the q answers do. Same probes and queries as both.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> signs = lambda lower, q: np.where(np.arange(q) < lower, -1.0, 1.0)
+    >>> round(shrunk_mean_sign(signs(45, 100)), 4)  # s̄ = 0.1: one standard deviation, nearly all shrunk
+    0.001
+    >>> round(shrunk_mean_sign(signs(10, 100)), 4)  # s̄ = 0.8: far beyond its noise, nearly kept
+    0.7955
+    """
+    return (yield from _sign_estimate(x, fx, directions, beta, baseline="shrunk"))
+
+
+def shrunk_mean_sign(signs: NDArray[np.float64]) -> float:
+    """The mean of ±1 ``signs`` shrunk toward 0 by its sampling variance ``(1 − s̄²)/q`` (positive-part
+    James–Stein): 0 when the mean is within about one standard deviation of 0, close to the mean far beyond."""
+    mean = float(signs.mean())
+    if mean == 0.0:
+        return 0.0
+    noise = (1.0 - mean * mean) / (len(signs) * mean * mean)
+    return mean * max(0.0, 1.0 - noise)
 
 
 def _sign_estimate(
-    x: NDArray[np.float64], fx: float, directions: NDArray[np.float64], beta: float, *, baseline: bool
+    x: NDArray[np.float64], fx: float, directions: NDArray[np.float64], beta: float, *, baseline: str = "none"
 ) -> Generator[Request, Response, GradientEstimate]:
-    """One comparison per probe, then the mean of ``sign · u`` — minus the mean sign first with ``baseline``
-    (unless every sign agrees, when there is nothing to centre on)."""
+    """One comparison per probe, then the mean of ``sign · u`` — minus a baseline first: the mean sign
+    (``"mean"``) or the mean shrunk by its noise (``"shrunk"``); none when every sign agrees, when there is
+    nothing to centre on."""
     points = x[None, :] + beta * directions
     resp = yield Compare(points=points, levels=np.full(len(points), fx))
     assert isinstance(resp, Comparison)
     signs = np.where(resp.below, -1.0, 1.0)
-    if baseline and abs(mean := float(signs.mean())) < 1.0:
-        signs = signs - mean
+    if baseline != "none" and abs(mean := float(signs.mean())) < 1.0:
+        signs = signs - (mean if baseline == "mean" else shrunk_mean_sign(signs))
     g = (signs @ directions) / len(signs)
     return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)))

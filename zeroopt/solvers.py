@@ -24,7 +24,13 @@ from .descent import (
     unit_sphere_steps,
 )
 from .directions import CoordinateDirections
-from .estimators import GradientEstimator, centered_sign_of_difference, forward_difference, sign_of_difference
+from .estimators import (
+    GradientEstimator,
+    centered_sign_of_difference,
+    forward_difference,
+    shrunk_centered_sign_of_difference,
+    sign_of_difference,
+)
 from .registry import SolverContext, register_solver
 from .solver import ComposedSolver
 
@@ -149,23 +155,27 @@ def _make_coordinate(opts: CoordinateOptions, ctx: SolverContext) -> ComposedSol
 class SignOptions(DescentOptions):
     """``"sign"``: Sign-OPT / ZO-signSGD — q one-bit comparisons per gradient estimate.
 
-    ``baseline``: subtract the mean sign before averaging (HopSkipJump's estimator,
-    :func:`~zeroopt.estimators.centered_sign_of_difference`); off for ``"sign"``, which stays Sign-OPT's.
+    ``baseline``: subtract the mean sign before averaging (``True``: HopSkipJump's estimator,
+    :func:`~zeroopt.estimators.centered_sign_of_difference`), or the mean sign shrunk by its own noise
+    (``"shrunk"``: :func:`~zeroopt.estimators.shrunk_centered_sign_of_difference`); off for ``"sign"``, which
+    stays Sign-OPT's.
     """
 
     q: int = SIGN_OPT_K
     beta: float = REFERENCE_CODE_BETA
     directions: str = "sphere"
-    baseline: bool = False
+    baseline: bool | Literal["shrunk"] = False
 
     def validate(self) -> None:
         super().validate()
-        if not isinstance(self.baseline, bool):
-            raise TypeError(f"baseline must be True or False, got {self.baseline!r}")
+        if not (isinstance(self.baseline, bool) or self.baseline == "shrunk"):
+            raise TypeError(f"baseline must be True, False or 'shrunk', got {self.baseline!r}")
 
 
 def sign_estimator(opts: SignOptions) -> GradientEstimator:
-    """The comparison estimator ``opts`` asks for: with the baseline (``opts.baseline``) or plain."""
+    """The comparison estimator ``opts`` asks for: plain, with the mean sign as baseline, or with it shrunk."""
+    if opts.baseline == "shrunk":
+        return shrunk_centered_sign_of_difference
     return centered_sign_of_difference if opts.baseline else sign_of_difference
 
 
