@@ -182,7 +182,8 @@ def plot(data: dict[str, Any], path: Path) -> Path:
 def write(out_dir: Path, data: dict[str, Any]) -> Path:
     """Write ``speed.json``, ``speed.png`` and ``speed.md``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "speed.json").write_text(json.dumps(data, indent=1))
+    # Compact: the tracked results tree has a size limit (tests/test_results_tree.py), and nobody reads this by eye.
+    (out_dir / "speed.json").write_text(json.dumps(data, separators=(",", ":")) + "\n")
     figure = plot(data, out_dir / "speed.png")
     path = out_dir / "speed.md"
     path.write_text(render(data) + f"\n![{figure.name}]({figure.name})\n")
