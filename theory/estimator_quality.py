@@ -8,7 +8,8 @@ from each sampler, many times; we report the mean cosine between the estimate an
 low-frequency sampler wins on the first and loses on the second: the part is a prior, not a free lunch.
 A third case adds curvature to the white one (``f(x) = g·x + ½ Σ c_i x_i²``, c > 0 and unequal, the gradient
 at the probes' centre still g), so that most comparisons find a higher value whatever the slope, as near a
-minimum: the sign estimator with a baseline keeps more of its cosine there than the plain one.
+minimum: the sign estimator with a baseline keeps more of its cosine there than the plain one, and with the
+baseline shrunk by its noise it is the plain one where the comparisons are balanced (the linear cases).
 
 Usage: ``python -m theory.estimator_quality --out benchmarks/results/theory/estimators``
 """
@@ -31,12 +32,13 @@ from zeroopt.oracle import Compare, Comparison, Evaluation
 __all__ = ["estimate_quality", "smooth_gradient"]
 
 ESTIMATORS = {"forward-difference": zeroopt.forward_difference, "sign": zeroopt.sign_of_difference,
-              "sign with baseline": zeroopt.centered_sign_of_difference}
+              "sign with baseline": zeroopt.centered_sign_of_difference,
+              "sign with shrunk baseline": zeroopt.shrunk_centered_sign_of_difference}
 #: The curved case: the mean curvature term at radius β, in standard deviations of the slope term (about 88% of
 #: the comparisons then find a higher value, as late in a run near a minimum).
 CURVATURE_OFFSET = 1.2
 SAMPLERS = ("gaussian", "sphere", "low-frequency", "multi-scale")
-STYLES = {"forward-difference": "--", "sign": "-", "sign with baseline": ":"}
+STYLES = {"forward-difference": "--", "sign": "-", "sign with baseline": ":", "sign with shrunk baseline": "-."}
 
 
 def smooth_gradient(shape: tuple[int, ...], rng: np.random.Generator, keep: float = 0.2) -> np.ndarray:
@@ -136,7 +138,9 @@ def main(argv: list[str] | None = None) -> None:
              "low-frequency on the smooth one, above it on the white one. The curved case adds a positive, unequal "
              f"curvature whose mean term at the probe radius is {CURVATURE_OFFSET} standard deviations of the slope "
              "term (most comparisons then find a higher value, as near a minimum): there the sign estimator's baseline "
-             "(zeroopt.centered_sign_of_difference, HopSkipJump's) recovers what the common offset hides.", ""]
+             "(zeroopt.centered_sign_of_difference, HopSkipJump's) recovers what the common offset hides; shrunk by "
+             "its own noise (zeroopt.shrunk_centered_sign_of_difference) it subtracts nothing from balanced "
+             "comparisons (the linear cases) and nearly the whole mean sign in the curved one.", ""]
     for gname in grads:
         lines += [f"## {gname} gradient", "", "| estimator | sampler | " + " | ".join(f"q={q}" for q in a.q) + " |",
                   "|---|---|" + "---|" * len(a.q)]
