@@ -82,6 +82,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (twelfth session) the baseline shrunk by its own noise: none while the comparisons are balanced
     "default + shrunk baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                                        "momentum": 1.0}),
+    "default + shrunk baseline": ("sign-growing", {**_ONE_START, "baseline": "shrunk"}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),
@@ -100,6 +101,15 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
     "rgf with cheap start": ("rgf", dict(_ONE_START)),
 }
+
+# Adaptive momentum and the shrunk baseline became sign-growing's defaults in the twelfth session: every
+# sign-growing row measured before keeps the plain direction it was measured with (its cached runs stay valid).
+_BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False}
+_WITH_DIRECTION_PARTS = {"default + shrunk baseline + adaptive momentum"}
+for _name, (_solver, _options) in VARIANTS.items():
+    if _solver == "sign-growing" and _name not in _WITH_DIRECTION_PARTS:
+        for _key, _value in _BEFORE_DIRECTION_PARTS.items():
+            _options.setdefault(_key, _value)
 
 
 def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[str, Any]:

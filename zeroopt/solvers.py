@@ -215,11 +215,6 @@ GROWING_BETA = 0.01
 #: one-query comparisons where the OPT line search evaluates every candidate to ε
 #: (benchmarks/results/ablation/semicircle/).
 GROWING_RADIAL_STEP = "semicircle"
-#: sign-growing's momentum on the unit sphere (:class:`~zeroopt.momentum.AdaptiveMomentum`'s ``max_weight``):
-#: late in an attack almost every step stops short along a narrow valley of g, and momentum weighted by that
-#: evidence carries the iterate along it, while early steps, which overshoot as often, go without
-#: (benchmarks/results/ablation/direction/).
-GROWING_MOMENTUM = 1.0
 #: sign-growing's baseline on the unit sphere: the mean sign shrunk by its noise
 #: (:func:`~zeroopt.estimators.shrunk_centered_sign_of_difference`): late in an attack almost every comparison at
 #: radius β finds a higher value, and the baseline keeps the few that disagree as the estimate; early, with
@@ -232,10 +227,9 @@ class SignGrowingOptions(SignOptions):
     """``"sign-growing"``: the sign estimator with √t probe growth (:class:`~zeroopt.parts.SqrtProbeGrowth`):
     ``q_start`` comparisons at first, growing like √t to ``q`` — cheap rough steps early, precise ones later —
     and a run that crawls converges (``min_progress``), so restarts can look elsewhere. On the unit sphere its
-    probes are wider than Sign-OPT's (β = :data:`GROWING_BETA`), its precision relative to g, its signs centred
-    on a shrunk baseline (:data:`GROWING_BASELINE`) and its steps carry adaptive momentum
-    (:data:`GROWING_MOMENTUM`); where the value is a radius (``SolverContext(radial=True)``) it
-    steps on the semicircle (:data:`GROWING_RADIAL_STEP`)."""
+    probes are wider than Sign-OPT's (β = :data:`GROWING_BETA`), its precision relative to g and its signs
+    centred on a shrunk baseline (:data:`GROWING_BASELINE`); where the value is a radius
+    (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`)."""
 
     q_start: int | None = GROWING_Q_START
     min_progress: float | None = GROWING_MIN_PROGRESS
@@ -245,7 +239,7 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
     if not context.unit_sphere:
         return {}
     out = {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS,
-           "beta": GROWING_BETA, "momentum": GROWING_MOMENTUM, "baseline": GROWING_BASELINE}
+           "beta": GROWING_BETA, "baseline": GROWING_BASELINE}
     if context.radial:
         out["line_search"] = GROWING_RADIAL_STEP
     return out
