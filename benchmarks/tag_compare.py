@@ -92,7 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     text += [markdown(t) for t in tables]
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text("\n".join(text))
-    a.out.with_suffix(".json").write_text(json.dumps(tables, indent=1) + "\n")
+    # Compact, one experiment per line: the tracked results tree has a size limit (tests/test_results_tree.py).
+    a.out.with_suffix(".json").write_text("[\n" + ",\n".join(json.dumps(t, separators=(",", ":")) for t in tables)
+                                          + "\n]\n")
     print("\n".join(text))
 
 
