@@ -102,8 +102,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "rgf with cheap start": ("rgf", dict(_ONE_START)),
 }
 
-# Adaptive momentum and the shrunk baseline became sign-growing's defaults in the twelfth session: every
-# sign-growing row measured before keeps the plain direction it was measured with (its cached runs stay valid).
+# Every sign-growing row names the direction parts it was measured with (the plain direction unless the row says
+# otherwise), so a row keeps its meaning, and its cached runs stay valid, whatever sign-growing's defaults become
+# (the twelfth session ran the suite with two of them as candidate defaults: ablation/suite_tags_direction.md).
 _BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False}
 _WITH_DIRECTION_PARTS = {"default + shrunk baseline + adaptive momentum"}
 for _name, (_solver, _options) in VARIANTS.items():

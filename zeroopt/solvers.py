@@ -216,9 +216,11 @@ GROWING_BETA = 0.01
 #: (benchmarks/results/ablation/semicircle/).
 GROWING_RADIAL_STEP = "semicircle"
 #: sign-growing's baseline on the unit sphere: the mean sign shrunk by its noise
-#: (:func:`~zeroopt.estimators.shrunk_centered_sign_of_difference`): late in an attack almost every comparison at
-#: radius β finds a higher value, and the baseline keeps the few that disagree as the estimate; early, with
-#: comparisons balanced, it subtracts nothing.
+#: (:func:`~zeroopt.estimators.shrunk_centered_sign_of_difference`). Late in an attack almost every comparison at
+#: radius β finds a higher value and the baseline keeps the few that disagree as the estimate; early, with the
+#: comparisons balanced, it subtracts little or nothing. Per input 0-2% lower from 8k on three of the four CNN
+#: experiments, up to 5% higher at 500-2k on CIFAR-10 targeted (benchmarks/results/ablation/direction/ and
+#: suite_tags_direction.md); momentum with it cost CIFAR-10 targeted more and is not on.
 GROWING_BASELINE = "shrunk"
 
 
