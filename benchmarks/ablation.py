@@ -159,7 +159,9 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
     lines = ["# Ablation of the query-efficiency parts", "", f"Command: `{command}`", "",
              "Median L2 over the first n inputs of each suite experiment (failures = inf), from one attack call per "
              "variant at the largest budget (smaller budgets from its trace). Inputs share model calls here; the "
-             "suite (one input per call, query monitor) is the reference for headline figures.", ""]
+             "suite (one input per call, query monitor) is the reference for headline figures.", "",
+             "Every run on this page is made (or, cached, reused) by one of:", ""]
+    lines += [f"- `{c}`" for c in remake_commands(records, out, plots)] + [""]
     summary = {}
     for exp_name, recs in sorted(by_exp.items()):
         recs.sort(key=lambda r: (list(VARIANTS).index(r["variant"]) if r["variant"] in VARIANTS else 99, r["seed"]))
@@ -251,6 +253,23 @@ def main(argv: list[str] | None = None) -> None:
     records = [json.loads(f.read_text()) for f in sorted(cache.glob("*.json"))]
     write_pages(a.out, records, "python -m benchmarks.ablation " + shlex.join(sys.argv[1:] if argv is None else argv),
                 plots=not a.no_plots)
+
+
+def remake_commands(records: list[dict[str, Any]], out: Path, plots: bool = True) -> list[str]:
+    """The ``benchmarks.ablation`` commands that make every run of ``records`` into ``out``, fewest first: one
+    per (n, budget, seed, variants), naming every experiment that ran exactly those variants at those sizes."""
+    variants: dict[tuple[str, int, int, int], set[str]] = {}
+    for r in records:
+        variants.setdefault((r["experiment"], r["n"], r["budget"], r["seed"]), set()).add(r["variant"])
+    groups: dict[tuple[int, int, int, tuple[str, ...]], list[str]] = {}
+    order = list(VARIANTS)
+    for (exp_name, n, budget, seed), names in sorted(variants.items()):
+        ordered = tuple(sorted(names, key=lambda v: (order.index(v) if v in order else len(order), v)))
+        groups.setdefault((n, budget, seed, ordered), []).append(exp_name)
+    tail = "" if plots else " --no-plots"
+    return [f"python -m benchmarks.ablation --experiments {','.join(exps)} --n {n} --budget {budget} --seed {seed} "
+            f"--variants {shlex.quote(','.join(names))} --out {out}{tail}"
+            for (n, budget, seed, names), exps in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][:2], kv[1]))]
 
 
 def _rounded(run: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,54 @@
+"""benchmarks.ablation names, on its page, commands that remake every run the page shows."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from benchmarks.ablation import VARIANTS, main, remake_commands
+
+
+def _run(exp: str, variant: str, seed: int, n: int = 20, budget: int = 20000) -> dict:
+    return {"experiment": exp, "variant": variant, "n": n, "budget": budget, "seed": seed}
+
+
+def _made_by(command: str) -> set[tuple]:
+    """The (experiment, variant, n, budget, seed) runs a command makes, parsed back from its words."""
+    words = shlex.split(command)
+    arg = {words[i]: words[i + 1] for i in range(3, len(words) - 1) if words[i].startswith("--")}
+    return {(e, v, int(arg["--n"]), int(arg["--budget"]), int(arg["--seed"]))
+            for e in arg["--experiments"].split(",") for v in arg["--variants"].split(",")}
+
+
+def test_every_run_is_made_by_exactly_one_command_and_no_command_makes_more() -> None:
+    default, other, third = list(VARIANTS)[:3]
+    runs = [_run("mnist-untargeted", default, 0), _run("mnist-untargeted", other, 0),
+            _run("mnist-targeted", default, 0), _run("mnist-targeted", other, 0),  # same variants: one command
+            _run("mnist-untargeted", default, 1), _run("mnist-untargeted", third, 1),
+            _run("cifar-targeted", default, 0, n=10)]
+    commands = remake_commands(runs, Path("out/dir"), plots=False)
+    made = [_made_by(c) for c in commands]
+    wanted = {(r["experiment"], r["variant"], r["n"], r["budget"], r["seed"]) for r in runs}
+    assert set().union(*made) == wanted and sum(len(m) for m in made) == len(wanted)
+    assert len(commands) == 3 and all(c.endswith("--out out/dir --no-plots") for c in commands)
+    # The variants keep the order of VARIANTS (the first is each page's reference row).
+    (mnist,) = [c for c in commands if "mnist-targeted,mnist-untargeted" in c]
+    assert f"--variants {shlex.quote(default + ',' + other)}" in mnist
+
+
+def test_the_page_lists_the_commands_of_its_cached_runs(tmp_path: Path) -> None:
+    import json
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for i, variant in enumerate(list(VARIANTS)[:2]):
+        rec = {**_run("mnist-untargeted", variant, 0, n=2, budget=300), "solver": "sign", "options": {},
+               "success": 1.0, "seconds": 1.0, "device": "cpu",
+               "distortion_at": {"250": [1.0 + i, 2.0], "300": [0.9, 1.8]}, "median_at": {"250": 1.5, "300": 1.35}}
+        (runs / f"run{i}.json").write_text(json.dumps(rec))
+    # Every run is cached, so the command only rewrites the page from the cache (no model is loaded).
+    main(["--experiments", "mnist-untargeted", "--n", "2", "--budget", "300", "--variants",
+          ",".join(list(VARIANTS)[:2]), "--out", str(tmp_path), "--no-plots"])
+    page = (tmp_path / "README.md").read_text()
+    (listed,) = [line for line in page.splitlines() if line.startswith("- `python -m benchmarks.ablation")]
+    assert _made_by(listed.strip("- `")) == {("mnist-untargeted", v, 2, 300, 0) for v in list(VARIANTS)[:2]}
