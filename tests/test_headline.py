@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.headline import main, table
+from benchmarks.headline import main, misses, misses_line, table
 from benchmarks.store import RunStore
 
 EXP = "cifar-untargeted"
@@ -59,3 +59,17 @@ def test_ours_at_takes_each_column_from_the_first_listed_budget_that_covers_it(t
     saved = json.loads(out.with_suffix(".json").read_text())[0]
     assert saved["ratio"]["8000"] == pytest.approx(0.42 / 0.5)
     assert np.isfinite(saved["medians"]["cw-l2"]["8000"])
+
+
+def test_misses_count_exact_ratios_not_the_rounded_ones(tmp_path: Path) -> None:
+    _, peers, ours, _ = _stores(tmp_path)
+    t = table(peers, EXP, "ours-sign-growing", ours)
+    # 250: 2.4 / 2.0 and 1000: 2.4 / 0.8 are misses; 8000: 0.4 / 0.5 = 0.8 and 20000 are not.
+    found = {b: r for _, b, r, _ in misses([t])}
+    assert found["250"] == pytest.approx(1.2) and found["1000"] == pytest.approx(3.0)
+    assert "8000" not in found and "20000" not in found and len(found) == 5
+    t["ratio"]["8000"] = 0.903  # shown as 0.90 on the page, and still a miss
+    t["below_floor"]["8000"] = True
+    assert misses([t])[-1] == (EXP, "8000", 0.903, True)
+    line = misses_line([t])
+    assert "missed in 6 cells" in line and "1 of them below" in line and "at 8,000: 0.903 (below the floor)" in line
