@@ -106,11 +106,15 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 # otherwise), so a row keeps its meaning, and its cached runs stay valid, whatever sign-growing's defaults become
 # (the twelfth session ran the suite with two of them as candidate defaults: ablation/suite_tags_direction.md).
 _BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False}
-_WITH_DIRECTION_PARTS = {"default + shrunk baseline + adaptive momentum"}
-for _name, (_solver, _options) in VARIANTS.items():
-    if _solver == "sign-growing" and _name not in _WITH_DIRECTION_PARTS:
+for _solver, _options in VARIANTS.values():
+    if _solver == "sign-growing":
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
-            _options.setdefault(_key, _value)
+            _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
+
+
+def _variant_rank(variant: str) -> int:
+    """Where ``variant`` stands in :data:`VARIANTS` (the pages' row order); unknown names go last."""
+    return list(VARIANTS).index(variant) if variant in VARIANTS else len(VARIANTS)
 
 
 def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[str, Any]:
@@ -164,7 +168,7 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
     lines += [f"- `{c}`" for c in remake_commands(records, out, plots)] + [""]
     summary = {}
     for exp_name, recs in sorted(by_exp.items()):
-        recs.sort(key=lambda r: (list(VARIANTS).index(r["variant"]) if r["variant"] in VARIANTS else 99, r["seed"]))
+        recs.sort(key=lambda r: (_variant_rank(r["variant"]), r["seed"]))
         cols = sorted({int(b) for r in recs for b in r["median_at"]})
         seeds = sorted({r["seed"] for r in recs})
         if len(seeds) > 1:  # one row per variant and seed, labelled with its seed
@@ -262,9 +266,8 @@ def remake_commands(records: list[dict[str, Any]], out: Path, plots: bool = True
     for r in records:
         variants.setdefault((r["experiment"], r["n"], r["budget"], r["seed"]), set()).add(r["variant"])
     groups: dict[tuple[int, int, int, tuple[str, ...]], list[str]] = {}
-    order = list(VARIANTS)
     for (exp_name, n, budget, seed), names in sorted(variants.items()):
-        ordered = tuple(sorted(names, key=lambda v: (order.index(v) if v in order else len(order), v)))
+        ordered = tuple(sorted(names, key=lambda v: (_variant_rank(v), v)))
         groups.setdefault((n, budget, seed, ordered), []).append(exp_name)
     tail = "" if plots else " --no-plots"
     return [f"python -m benchmarks.ablation --experiments {','.join(exps)} --n {n} --budget {budget} --seed {seed} "

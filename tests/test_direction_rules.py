@@ -11,17 +11,25 @@ from zeroopt.oracle import Comparison
 from zeroopt.solver import SolverState
 
 
-def _estimate(estimator, g: np.ndarray, u: np.ndarray, offset: float, curvature: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """Run a comparison estimator at x = 0 of f(x) = g·x + ½ xᵀHx (H = diag(curvature)), whose comparisons
-    at radius β = 1 are shifted by ``offset`` (a value f(0) known only to a precision)."""
-    gen = estimator(np.zeros(g.size), 0.0, u, 1.0, float(g.size), None)
+def _run(estimator, u: np.ndarray, below_of, beta: float = 0.1) -> GradientEstimate:  # type: ignore[no-untyped-def]
+    """Run a comparison estimator at x = 0 with probes ``u``, answering its one request with ``below_of(request)``."""
+    gen = estimator(np.zeros(u.shape[1]), 0.0, u, beta, float(u.shape[1]), None)
     req = next(gen)
-    values = req.points @ g + 0.5 * (req.points**2) @ curvature
+    below = below_of(req)
     try:
-        gen.send(Comparison(below=values < req.levels + offset, queries=len(values), exhausted=False))
+        gen.send(Comparison(below=below, queries=len(below), exhausted=False))
     except StopIteration as done:
-        return done.value.g
+        return done.value
     raise AssertionError("the estimator asked for more than one batch")
+
+
+def _estimate(estimator, g: np.ndarray, u: np.ndarray, offset: float, curvature: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The estimate at x = 0 of f(x) = g·x + ½ xᵀHx (H = diag(curvature)), whose comparisons at radius β = 1
+    are shifted by ``offset`` (a value f(0) known only to a precision)."""
+    def below_of(req):  # type: ignore[no-untyped-def]
+        return req.points @ g + 0.5 * (req.points**2) @ curvature < req.levels + offset
+
+    return _run(estimator, u, below_of, beta=1.0).g
 
 
 def _cosines(estimator, offset: float, reps: int = 300, d: int = 100, q: int = 50) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -49,26 +57,16 @@ def test_the_baseline_raises_the_cosine_where_most_comparisons_agree() -> None:
 
 def test_the_baseline_changes_nothing_when_the_comparisons_are_balanced() -> None:
     u = np.eye(4)
-    gen = zeroopt.centered_sign_of_difference(np.zeros(4), 0.0, u, 0.1, 4.0, None)
-    next(gen)
-    with pytest.raises(StopIteration) as done:
-        gen.send(Comparison(below=np.array([True, False, True, False]), queries=4, exhausted=False))
-    assert np.allclose(done.value.value.g, np.array([-1, 1, -1, 1]) / 4)
-    assert done.value.value.below_fraction == 0.5
+    done = _run(zeroopt.centered_sign_of_difference, u, lambda req: np.array([True, False, True, False]))
+    assert np.allclose(done.g, np.array([-1, 1, -1, 1]) / 4)
+    assert done.below_fraction == 0.5
     # All answers equal: nothing disagrees, so nothing to centre on: the plain estimate.
-    gen = zeroopt.centered_sign_of_difference(np.zeros(4), 0.0, u, 0.1, 4.0, None)
-    next(gen)
-    with pytest.raises(StopIteration) as done:
-        gen.send(Comparison(below=np.zeros(4, bool), queries=4, exhausted=False))
-    assert np.allclose(done.value.value.g, np.full(4, 0.25))
+    done = _run(zeroopt.centered_sign_of_difference, u, lambda req: np.zeros(4, bool))
+    assert np.allclose(done.g, np.full(4, 0.25))
 
 
 def _answer(estimator, below: np.ndarray, u: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    gen = estimator(np.zeros(u.shape[1]), 0.0, u, 0.1, float(u.shape[1]), None)
-    next(gen)
-    with pytest.raises(StopIteration) as done:
-        gen.send(Comparison(below=below, queries=len(below), exhausted=False))
-    return done.value.value.g
+    return _run(estimator, u, lambda req: below).g
 
 
 def test_the_shrunk_baseline_is_plain_when_balanced_and_centred_when_not() -> None:
