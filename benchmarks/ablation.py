@@ -83,6 +83,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + shrunk baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                                        "momentum": 1.0}),
     "default + shrunk baseline": ("sign-growing", {**_ONE_START, "baseline": "shrunk"}),
+    # (thirteenth session) low-frequency probes that widen to the full space (zeroopt.WideningLowFrequency), half
+    # of them (the "widening-hedge" mixture) or all; the previous directions as a prior (zeroopt.HistoryPrior)
+    "default + history prior": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "history_prior": True}),
+    "default + widening low-frequency probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                                 "directions": "widening-low-frequency"}),
+    "default + widening hedge probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                         "directions": "widening-hedge"}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),

@@ -77,6 +77,33 @@ def test_low_frequency_directions_live_in_the_low_frequency_block() -> None:
     assert np.linalg.norm(est - g_true) < 0.1 * np.linalg.norm(g_true)
 
 
+def _outside_band(u: np.ndarray, keep: int) -> np.ndarray:
+    """Each direction's energy outside the lowest ``keep`` × ``keep`` DCT frequencies of SHAPE."""
+    coef = dctn(u.reshape(len(u), *SHAPE), axes=(2, 3), norm="ortho")
+    coef[:, :, :keep, :keep] = 0.0
+    return np.sum(coef.reshape(len(u), -1) ** 2, axis=1)
+
+
+def test_the_widening_band_grows_like_the_probes_to_the_full_space() -> None:
+    s = zeroopt.WideningLowFrequency(SHAPE)
+    dims = [s.band(t).subspace_dim for t in range(20)]
+    assert dims[0] == 9 and all(a <= b for a, b in zip(dims, dims[1:], strict=False)) and dims[15] == 144
+    rng = np.random.default_rng(0)
+    assert _outside_band(s.sample(rng, 30, 144, 0), 3).max() < 1e-20  # t = 0: the lowest quarter only
+    assert _outside_band(s.sample(rng, 30, 144, 3), 6).max() < 1e-20  # t = 3: half of each axis
+    assert _outside_band(s.sample(rng, 30, 144, 15), 6).min() > 1e-6  # t = 15: the full space
+
+
+def test_the_widening_hedge_sends_half_its_probes_to_the_band_until_it_is_full() -> None:
+    s = make_sampler("widening-hedge", CONTEXT)
+    rng = np.random.default_rng(0)
+    in_band = _outside_band(s.sample(rng, 400, 144, 0), 3) < 1e-20
+    assert 0.4 < in_band.mean() < 0.6
+    assert (_outside_band(s.sample(rng, 400, 144, 15), 6) > 1e-6).all()
+    assert isinstance(make_sampler("widening-hedge", zeroopt.SolverContext(dim=6, shape=(6,))),
+                      zeroopt.SphereDirections)
+
+
 def test_low_frequency_rejects_what_it_cannot_do() -> None:
     with pytest.raises(ValueError, match="fraction"):
         zeroopt.LowFrequencyDirections(SHAPE, fraction=0.0)

@@ -169,7 +169,7 @@ def test_history_records_are_consistent(name: str) -> None:
 
 # The parts a solver takes as options (momentum for every descent solver, the baseline for the sign ones) go
 # through the same contract as the defaults: a part is usable by every solver that accepts it, or it is not a part.
-PART_OPTIONS = [("momentum", 1.0), ("baseline", True), ("baseline", "shrunk")]
+PART_OPTIONS = [("momentum", 1.0), ("history_prior", True), ("baseline", True), ("baseline", "shrunk")]
 SOLVERS_WITH_PARTS = [(name, option, value) for name in SOLVERS for option, value in PART_OPTIONS
                       if zeroopt.get_solver(name).accepts(option)]
 

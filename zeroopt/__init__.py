@@ -37,7 +37,7 @@ from .estimators import (
 )
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .mixture import MixtureDirections, multi_scale_directions
-from .momentum import AdaptiveMomentum, DirectionRule
+from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
 from .oracle import (
     BudgetExhaustedError,
     CallableOracle,
@@ -66,6 +66,7 @@ from .parts import (
     StallRule,
     unit_sphere,
 )
+from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
 from .racing import RACE_FRACTION, RACE_ITERATIONS, RACE_MAX_STARTS, RACE_MIN_SHARE, Start, race, race_plan
 from .records import IterationRecord, OptimizeResult, Status
@@ -80,12 +81,13 @@ from .registry import (
 )
 from .restarts import EXPLOIT_GAIN, FreshStart, solve_many
 from .solver import ComposedSolver, SolverState
-from .subspace import LowFrequencyDirections
+from .subspace import LowFrequencyDirections, WideningLowFrequency
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AdaptiveMomentum", "DirectionRule", "LowFrequencyDirections", "MixtureDirections", "SqrtProbeGrowth",
+    "AdaptiveMomentum", "ChainedDirections", "DirectionRule", "GradientFilter", "HistoryPrior",
+    "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "SqrtProbeGrowth",
     "multi_scale_directions",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from .directions import DirectionSampler, make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
-from .momentum import AdaptiveMomentum
+from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
 from .parts import (
     BestProbe,
     DiminishingReturnsRule,
@@ -34,6 +34,7 @@ from .parts import (
     SqrtProbeGrowth,
     StallRule,
 )
+from .prior import HistoryPrior
 from .solver import ComposedSolver, StepRule
 
 if TYPE_CHECKING:
@@ -117,6 +118,9 @@ class DescentOptions:
     momentum
         When set, the step follows :class:`~zeroopt.momentum.AdaptiveMomentum` with this ``max_weight`` (the
         previous direction's weight once every step falls short); ``None``: the estimate itself.
+    history_prior
+        Blend the previous direction into each estimate by the weight the iteration's own probes support
+        (:class:`~zeroopt.prior.HistoryPrior`); before momentum when both are on.
     min_progress
         When set, the run also converges once the second half of its iterations improved its value by less
         than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
@@ -143,6 +147,7 @@ class DescentOptions:
     min_progress: float | None = None
     coarse_candidates: float = 1.0
     momentum: float | None = None
+    history_prior: bool = False
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -174,6 +179,8 @@ class DescentOptions:
             raise ValueError(f"unknown direction distribution {self.directions!r}; choose one of {sampler_names()}")
         if not isinstance(self.eps_relative, bool):
             raise TypeError(f"eps_relative must be True or False, got {self.eps_relative!r}")
+        if not isinstance(self.history_prior, bool):
+            raise TypeError(f"history_prior must be True or False, got {self.history_prior!r}")
         if self.retract is not None and not callable(self.retract):
             raise TypeError("retract must be a callable x -> x or None")
 
@@ -212,6 +219,18 @@ def precision_for(opts: DescentOptions) -> Precision | None:
     return None if opts.eps is None else FixedPrecision(opts.eps)
 
 
+def direction_rule_for(opts: DescentOptions) -> DirectionRule | None:
+    """The direction rule the options ask for: the history prior, momentum, both in that order, or none."""
+    rules: list[DirectionRule] = []
+    if opts.history_prior:
+        rules.append(HistoryPrior())
+    if opts.momentum is not None:
+        rules.append(AdaptiveMomentum(float(opts.momentum)))
+    if not rules:
+        return None
+    return rules[0] if len(rules) == 1 else ChainedDirections(tuple(rules))
+
+
 def descent_solver(
     name: str,
     opts: DescentOptions,
@@ -241,7 +260,8 @@ def descent_solver(
     Returns
     -------
     ComposedSolver
-        sampler → estimator → [momentum] → step rule → [best probe] → stall rule; a fixed step, which never shrinks,
+        sampler → estimator → [history prior] → [momentum] → step rule → [best probe] → stall rule; a fixed step,
+        which never shrinks,
         gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
     """
     behaviours: list = [BestProbe()] if best_probe else []
@@ -251,6 +271,7 @@ def descent_solver(
         behaviours.append(NoProgressRule(int(opts.patience)))
     if opts.min_progress is not None:
         behaviours.append(DiminishingReturnsRule(float(opts.min_progress)))
+
     return ComposedSolver(
         name=name,
         sampler=sampler or make_sampler(opts.directions, context),
@@ -262,5 +283,5 @@ def descent_solver(
         precision=precision_for(opts),
         retract=opts.retract,
         behaviours=tuple(behaviours),
-        direction=None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)),
+        direction=direction_rule_for(opts),
     )

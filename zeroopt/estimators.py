@@ -39,6 +39,10 @@ class GradientEstimate:
         For comparison estimators: the fraction of probes that found a lower value (``None`` otherwise). Far
         from ½, the probes mostly measure an offset common to all of them (curvature at radius β, the
         precision of f(x)) rather than the slope, which a behaviour may act on.
+    probes, weights
+        The estimate's terms, when the estimator states them: ``g = weights @ probes`` (one row of ``probes``
+        per probe that contributed). A direction rule that weighs the estimate's own noise
+        (:class:`~zeroopt.prior.HistoryPrior`) reads them; ``None`` otherwise.
     """
 
     g: NDArray[np.float64]
@@ -48,6 +52,8 @@ class GradientEstimate:
     best_f: float = float("inf")
     best_eps: float = 0.0
     below_fraction: float | None = None
+    probes: NDArray[np.float64] | None = None
+    weights: NDArray[np.float64] | None = None
 
 
 class GradientEstimator(Protocol):
@@ -98,6 +104,8 @@ def forward_difference(
     g = scale * (diffs @ directions[finite]) / used
     return GradientEstimate(
         g=g,
+        probes=directions[finite],
+        weights=scale * diffs / used,
         eps=float(resp.eps[finite].max()),
         used=used,
         best_x=points[i],
@@ -208,4 +216,5 @@ def _sign_estimate(
     if baseline != "none" and abs(mean := float(signs.mean())) < 1.0:
         signs = signs - (mean if baseline == "mean" else shrunk_mean_sign(signs))
     g = (signs @ directions) / len(signs)
-    return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)))
+    return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)),
+                            probes=directions, weights=signs / len(signs))

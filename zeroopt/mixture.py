@@ -108,3 +108,22 @@ def _multi_scale(context):  # type: ignore[no-untyped-def]
 
 
 register_sampler("multi-scale", _multi_scale)
+
+
+def _widening_hedge(context):  # type: ignore[no-untyped-def]
+    """``directions="widening-hedge"``: half the probes from the low-frequency band that widens like √t
+    (:class:`~zeroopt.subspace.WideningLowFrequency`), half from the uniform sphere — the full space from the
+    16th iteration on. A hedge: the band's probes are worth more where the objective answers mostly to smooth
+    changes (a digit classifier), the sphere's where it answers as much to fine ones; half each loses at most
+    half the better one's probes, early, and nothing once the band is full. The uniform sphere for a problem
+    that states no array shape."""
+    from .subspace import WideningLowFrequency
+
+    shape = getattr(context, "shape", None)
+    if shape is None or not smooth_axes(tuple(shape)):
+        return SphereDirections()
+    return MixtureDirections((WideningLowFrequency(tuple(shape)), SphereDirections()))
+
+
+register_sampler("widening-hedge", _widening_hedge)
+

@@ -16,7 +16,7 @@ narrow valley, where momentum is what carries the iterate along it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -27,7 +27,7 @@ from .estimators import GradientEstimate
 if TYPE_CHECKING:
     from .solver import ComposedSolver, SolverState
 
-__all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "DirectionRule"]
+__all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "ChainedDirections", "DirectionRule"]
 
 #: The weight of the newest iteration in :class:`AdaptiveMomentum`'s running average of undershoots:
 #: about the last ten iterations count, so the weight follows the run's phases without chasing one-bit noise.
@@ -102,3 +102,27 @@ class AdaptiveMomentum:
         unit = direction / size if size > 0 else g / norm
         memory[self.key] = (unit, average)
         return norm * unit, memory  # the estimate's length: step rules that scale with it see no change
+
+
+@dataclass(frozen=True)
+class ChainedDirections:
+    """Direction rules applied in turn: each sees the estimate with ``g`` replaced by the previous rule's
+    direction (its probes and weights kept), and the state's memory as the previous rule left it.
+
+    Examples
+    --------
+    >>> from zeroopt.prior import HistoryPrior
+    >>> rule = ChainedDirections((HistoryPrior(), AdaptiveMomentum()))  # a prior-blended estimate, then momentum
+    >>> len(rule.rules)
+    2
+    """
+
+    rules: tuple[DirectionRule, ...]
+
+    def __call__(
+        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate
+    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        direction, memory = estimate.g, before.memory
+        for rule in self.rules:
+            direction, memory = rule(solver, replace(before, memory=memory), replace(estimate, g=direction))
+        return direction, dict(memory)

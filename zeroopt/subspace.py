@@ -19,7 +19,9 @@ from scipy.fft import idctn
 
 from .directions import register_sampler
 
-__all__ = ["DEFAULT_FREQUENCY_FRACTION", "MIN_SMOOTH_AXIS", "LowFrequencyDirections", "smooth_axes"]
+__all__ = [
+    "DEFAULT_FREQUENCY_FRACTION", "MIN_SMOOTH_AXIS", "LowFrequencyDirections", "WideningLowFrequency", "smooth_axes",
+]
 
 #: Fraction of each smooth axis's frequencies kept by default (CGBA / QEBA reduce each image side by 4).
 DEFAULT_FREQUENCY_FRACTION = 0.25
@@ -111,3 +113,50 @@ def _low_frequency(context):  # type: ignore[no-untyped-def]
 
 
 register_sampler("low-frequency", _low_frequency)
+
+
+@dataclass(frozen=True)
+class WideningLowFrequency:
+    """Low-frequency directions whose band widens like √t: ``fraction · √(t + 1)`` of each smooth axis at
+    iteration t, the full space from ``t + 1 = fraction⁻²`` on (the 16th iteration for a quarter).
+
+    Early iterates move far and the coarse structure decides where they go, which the lowest frequencies
+    probe with few queries; late ones refine a boundary point, where a fixed low band stalls at the band's
+    own optimum. The band widens as fast as :class:`~zeroopt.parts.SqrtProbeGrowth` grows the probes, so the
+    probes per dimension of the band fall like 1/√t rather than 1/t. ``scale`` is d, as for a mixture: a
+    forward-difference estimate is a scaled projection of the gradient until the band is full.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = WideningLowFrequency((1, 28, 28))
+    >>> [s.band(t).subspace_dim for t in (0, 3, 8, 15)]
+    [49, 196, 441, 784]
+    """
+
+    shape: tuple[int, ...]
+    fraction: float = DEFAULT_FREQUENCY_FRACTION
+
+    def band(self, iteration: int) -> LowFrequencyDirections:
+        """The low-frequency sampler of iteration ``iteration``."""
+        return LowFrequencyDirections(self.shape, min(1.0, self.fraction * math.sqrt(iteration + 1)))
+
+    def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
+        return self.band(iteration).sample(rng, q, d, iteration)
+
+    def scale(self, d: int) -> float:
+        return float(d)
+
+
+def _widening_low_frequency(context):  # type: ignore[no-untyped-def]
+    """``directions="widening-low-frequency"``: :class:`WideningLowFrequency` over the problem's array shape
+    (the uniform sphere where it states none)."""
+    from .directions import SphereDirections
+
+    shape = getattr(context, "shape", None)
+    if shape is None or not smooth_axes(tuple(shape)):
+        return SphereDirections()
+    return WideningLowFrequency(tuple(shape))
+
+
+register_sampler("widening-low-frequency", _widening_low_frequency)
