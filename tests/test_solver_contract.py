@@ -170,8 +170,34 @@ def test_history_records_are_consistent(name: str) -> None:
 # The parts a solver takes as options (momentum for every descent solver, the baseline for the sign ones) go
 # through the same contract as the defaults: a part is usable by every solver that accepts it, or it is not a part.
 PART_OPTIONS = [("momentum", 1.0), ("history_prior", True), ("baseline", True), ("baseline", "shrunk")]
-SOLVERS_WITH_PARTS = [(name, option, value) for name in SOLVERS for option, value in PART_OPTIONS
-                      if zeroopt.get_solver(name).accepts(option)]
+
+
+CONTRACT_CONTEXT = zeroopt.SolverContext(dim=10, lipschitz=2.0)  # Quadratic's: rgf-fixed's theory step needs it
+
+
+def _composes(name: str, option: str, value: object) -> bool:
+    """Whether the solver builds with the part (a solver may refuse a part it cannot use, with a ValueError)."""
+    try:
+        zeroopt.make_solver(name, CONTRACT_CONTEXT, **{option: value})
+    except ValueError:
+        return False
+    return True
+
+
+ACCEPTED = [(name, option, value) for name in SOLVERS for option, value in PART_OPTIONS
+            if zeroopt.get_solver(name).accepts(option)]
+SOLVERS_WITH_PARTS = [case for case in ACCEPTED if _composes(*case)]
+
+
+def test_a_solver_refuses_only_the_parts_it_declares_unusable() -> None:
+    """The one refusal: the history prior with a fixed step (every other accepted part composes)."""
+    refused = {(name, option) for name, option, _ in ACCEPTED if (name, option, _) not in SOLVERS_WITH_PARTS}
+    rules = {name: zeroopt.make_solver(name, CONTRACT_CONTEXT).step_rule for name in SOLVERS
+             if zeroopt.get_solver(name).accepts("line_search")}
+    fixed = {name for name, rule in rules.items() if getattr(rule, "func", rule) is zeroopt.fixed_step}
+    assert "rgf-fixed" in fixed and refused == {(name, "history_prior") for name in fixed}
+    with pytest.raises(ValueError, match="history_prior needs a step rule"):
+        zeroopt.make_solver("rgf-fixed", CONTRACT_CONTEXT, history_prior=True)
 
 
 def test_every_descent_solver_takes_the_parts() -> None:

@@ -119,8 +119,8 @@ class DescentOptions:
         When set, the step follows :class:`~zeroopt.momentum.AdaptiveMomentum` with this ``max_weight`` (the
         previous direction's weight once every step falls short); ``None``: the estimate itself.
     history_prior
-        Blend the previous direction into each estimate by the weight the iteration's own probes support
-        (:class:`~zeroopt.prior.HistoryPrior`); before momentum when both are on.
+        Follow a Kalman filter of the gradient over the iterations (:class:`~zeroopt.prior.HistoryPrior`); before
+        momentum when both are on. Not with ``line_search="fixed"``.
     min_progress
         When set, the run also converges once the second half of its iterations improved its value by less
         than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
@@ -181,6 +181,11 @@ class DescentOptions:
             raise TypeError(f"eps_relative must be True or False, got {self.eps_relative!r}")
         if not isinstance(self.history_prior, bool):
             raise TypeError(f"history_prior must be True or False, got {self.history_prior!r}")
+        if self.history_prior and self.line_search == "fixed":
+            # Measured: on a quadratic, rgf-fixed with the prior diverges (the filter's mean lags behind a
+            # gradient that shrinks toward the minimum, and a fixed step never checks that it gained).
+            raise ValueError("history_prior needs a step rule that checks its gain ('opt', 'armijo' or "
+                             "'semicircle'): with line_search='fixed' the prior's lag makes the steps overshoot")
         if self.retract is not None and not callable(self.retract):
             raise TypeError("retract must be a callable x -> x or None")
 
