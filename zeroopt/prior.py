@@ -24,7 +24,9 @@ hard-label attack, whose semicircular step is such a search). Kept (the default)
 inexact search left behind, along with the stale part: on the attack, better late on MNIST and early on
 CIFAR-10 targeted, worse early on MNIST and late on CIFAR-10 targeted (``benchmarks/results/ablation/``).
 
-No constant is tuned to a model: σ² and D come from the probes' answers. The step follows m.
+No constant is tuned to a model: σ² and D come from the probes' answers. The step follows m. A fixed step
+(``line_search="fixed"``) refuses the rule: it never checks that it gained, and the mean's lag behind a gradient
+that shrinks toward a minimum makes it overshoot (``rgf-fixed`` diverged on a quadratic).
 """
 
 from __future__ import annotations
