@@ -175,13 +175,15 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
     lines += [f"- `{c}`" for c in remake_commands(records, out, plots)] + [""]
     summary = {}
     for exp_name, recs in sorted(by_exp.items()):
-        recs.sort(key=lambda r: (_variant_rank(r["variant"]), r["seed"]))
+        recs.sort(key=lambda r: (r["n"], _variant_rank(r["variant"]), r["seed"]))
         cols = sorted({int(b) for r in recs for b in r["median_at"]})
         seeds = sorted({r["seed"] for r in recs})
-        if len(seeds) > 1:  # one row per variant and seed, labelled with its seed
-            for r in recs:
-                r["variant_label"] = f"{r['variant']} (seed {r['seed']})"
-        lines += [f"## {exp_name} (n = {recs[0]['n']}, seed{'s' if len(seeds) > 1 else ''} "
+        sizes = sorted({r["n"] for r in recs})
+        for r in recs:  # one row per variant, seed and size, labelled with what varies on the page
+            tags = ([f"seed {r['seed']}"] if len(seeds) > 1 else []) + ([f"n = {r['n']}"] if len(sizes) > 1 else [])
+            if tags:
+                r["variant_label"] = f"{r['variant']} ({', '.join(tags)})"
+        lines += [f"## {exp_name} (n = {', '.join(map(str, sizes))}, seed{'s' if len(seeds) > 1 else ''} "
                   f"{', '.join(map(str, seeds))})", "",
                   "| variant | solver | " + " | ".join(f"{c:,}" for c in cols) + " | success |",
                   "|---|---|" + "---|" * len(cols) + "---|"]
@@ -192,18 +194,19 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
             lines.append(f"| {label} | `{r['solver']}` | " + " | ".join(f"{m:.3f}" for m in med)
                          + f" | {r['success']:.0%} |")
             ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o", label=label)
-        firsts = {}  # per seed, the first row: the reference of the paired comparison below
+        firsts = {}  # per seed and size, the first row: the reference of the paired comparison below
         for r in recs:
-            firsts.setdefault(r["seed"], r)
-        others = [r for r in recs if firsts[r["seed"]] is not r]
+            firsts.setdefault((r["seed"], r["n"]), r)
+        others = [r for r in recs if firsts[(r["seed"], r["n"])] is not r]
         if others:
-            lines += ["", "Paired with the first row of the same seed, input by input: the median of the "
+            lines += ["", "Paired with the first row of the same seed and size, input by input: the median of the "
                       "L2 ratio (the fractions of inputs lower / higher). Medians of a few inputs move with the seed; "
                       "this is the comparison that does not.", "",
                       "| variant | " + " | ".join(f"{c:,}" for c in cols) + " |", "|---|" + "---|" * len(cols)]
             for r in others:
-                lines.append(f"| {r.get('variant_label', r['variant'])} vs {firsts[r['seed']]['variant']} | "
-                             + " | ".join(paired(firsts[r["seed"]], r, c) for c in cols) + " |")
+                first = firsts[(r["seed"], r["n"])]
+                lines.append(f"| {r.get('variant_label', r['variant'])} vs {first['variant']} | "
+                             + " | ".join(paired(first, r, c) for c in cols) + " |")
         ax.set(xscale="log", yscale="log", xlabel="queries", ylabel="median L2", title=exp_name)
         ax.legend(fontsize=7)
         fig.tight_layout()

@@ -5,11 +5,17 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from benchmarks.ablation import VARIANTS, main, remake_commands
+from benchmarks.ablation import VARIANTS, _slug, main, remake_commands
 
 
 def _run(exp: str, variant: str, seed: int, n: int = 20, budget: int = 20000) -> dict:
     return {"experiment": exp, "variant": variant, "n": n, "budget": budget, "seed": seed}
+
+
+def _cache_name(rec: dict) -> str:
+    """The file name under which benchmarks.ablation looks a run up in its cache."""
+    key = f"{rec['experiment']}__{rec['variant']}__n{rec['n']}__b{rec['budget']}__s{rec['seed']}"
+    return _slug(key.replace(" ", "_").replace("/", "-")) + ".json"
 
 
 def _made_by(command: str) -> set[tuple]:
@@ -45,10 +51,31 @@ def test_the_page_lists_the_commands_of_its_cached_runs(tmp_path: Path) -> None:
         rec = {**_run("mnist-untargeted", variant, 0, n=2, budget=300), "solver": "sign", "options": {},
                "success": 1.0, "seconds": 1.0, "device": "cpu",
                "distortion_at": {"250": [1.0 + i, 2.0], "300": [0.9, 1.8]}, "median_at": {"250": 1.5, "300": 1.35}}
-        (runs / f"run{i}.json").write_text(json.dumps(rec))
+        (runs / _cache_name(rec)).write_text(json.dumps(rec))
     # Every run is cached, so the command only rewrites the page from the cache (no model is loaded).
     main(["--experiments", "mnist-untargeted", "--n", "2", "--budget", "300", "--variants",
           ",".join(list(VARIANTS)[:2]), "--out", str(tmp_path), "--no-plots"])
     page = (tmp_path / "README.md").read_text()
     (listed,) = [line for line in page.splitlines() if line.startswith("- `python -m benchmarks.ablation")]
     assert _made_by(listed.strip("- `")) == {("mnist-untargeted", v, 2, 300, 0) for v in list(VARIANTS)[:2]}
+
+
+def test_runs_of_two_sizes_are_paired_within_their_size(tmp_path: Path) -> None:
+    import json
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    first, second = list(VARIANTS)[:2]
+    for variant, n in [(first, 2), (second, 2), (first, 3), (second, 3)]:
+        at = {"250": [1.0 + (variant == second)] * n, "300": [1.0] * n}  # the second variant 2x at 250
+        rec = {**_run("mnist-untargeted", variant, 0, n=n, budget=300), "solver": "sign", "options": {},
+               "success": 1.0, "seconds": 1.0, "device": "cpu", "distortion_at": at,
+               "median_at": {k: float(v[0]) for k, v in at.items()}}
+        (runs / _cache_name(rec)).write_text(json.dumps(rec))
+    main(["--experiments", "mnist-untargeted", "--n", "3", "--budget", "300", "--variants", f"{first},{second}",
+          "--out", str(tmp_path), "--no-plots"])
+    page = (tmp_path / "README.md").read_text()
+    assert "## mnist-untargeted (n = 2, 3, seed 0)" in page
+    paired_rows = [line for line in page.splitlines() if line.startswith(f"| {second} (n = ") and " vs " in line]
+    assert len(paired_rows) == 2  # one per size, each against the first row of its own size
+    assert all("2.000 (0% / 100%)" in row and "—" not in row for row in paired_rows)
