@@ -117,12 +117,10 @@ def _widening_hedge(context):  # type: ignore[no-untyped-def]
     changes (a digit classifier), the sphere's where it answers as much to fine ones; half each loses at most
     half the better one's probes, early, and nothing once the band is full. The uniform sphere for a problem
     that states no array shape."""
-    from .subspace import WideningLowFrequency
+    from .subspace import WideningLowFrequency, smoothable_shape
 
-    shape = getattr(context, "shape", None)
-    if shape is None or not smooth_axes(tuple(shape)):
-        return SphereDirections()
-    return MixtureDirections((WideningLowFrequency(tuple(shape)), SphereDirections()))
+    shape = smoothable_shape(context)
+    return SphereDirections() if shape is None else MixtureDirections((WideningLowFrequency(shape), SphereDirections()))
 
 
 register_sampler("widening-hedge", _widening_hedge)

@@ -155,5 +155,6 @@ class HistoryPrior:
             state = state.update(g, noise, self.memory_weight)
         size = float(np.linalg.norm(state.mean))
         unit = state.mean / size if np.isfinite(size) and size > 0 else g / norm
-        memory[self.key] = (state, unit, before.x.copy())
+        # The direction followed and where from: only forget_step needs them (the copy is of a d-vector).
+        memory[self.key] = (state, unit, before.x.copy()) if self.forget_step else (state, None, None)
         return unit * norm, memory

@@ -21,6 +21,7 @@ from .directions import register_sampler
 
 __all__ = [
     "DEFAULT_FREQUENCY_FRACTION", "MIN_SMOOTH_AXIS", "LowFrequencyDirections", "WideningLowFrequency", "smooth_axes",
+    "smoothable_shape",
 ]
 
 #: Fraction of each smooth axis's frequencies kept by default (CGBA / QEBA reduce each image side by 4).
@@ -32,6 +33,13 @@ MIN_SMOOTH_AXIS = 8
 def smooth_axes(shape: tuple[int, ...], min_length: int = MIN_SMOOTH_AXIS) -> tuple[int, ...]:
     """The axes of ``shape`` long enough to carry a frequency structure (``>= min_length``)."""
     return tuple(a for a, n in enumerate(shape) if n >= min_length)
+
+
+def smoothable_shape(context: object) -> tuple[int, ...] | None:
+    """The array shape a :class:`~zeroopt.SolverContext` states, when it has an axis to smooth; else ``None``
+    (no shape, or tabular data), where a low-frequency sampler falls back to the uniform sphere."""
+    shape = getattr(context, "shape", None)
+    return None if shape is None or not smooth_axes(tuple(shape)) else tuple(shape)
 
 
 @dataclass(frozen=True)
@@ -106,10 +114,8 @@ def _low_frequency(context):  # type: ignore[no-untyped-def]
     """
     from .directions import SphereDirections
 
-    shape = getattr(context, "shape", None)
-    if shape is None or not smooth_axes(tuple(shape)):
-        return SphereDirections()
-    return LowFrequencyDirections(tuple(shape))
+    shape = smoothable_shape(context)
+    return SphereDirections() if shape is None else LowFrequencyDirections(shape)
 
 
 register_sampler("low-frequency", _low_frequency)
@@ -153,10 +159,8 @@ def _widening_low_frequency(context):  # type: ignore[no-untyped-def]
     (the uniform sphere where it states none)."""
     from .directions import SphereDirections
 
-    shape = getattr(context, "shape", None)
-    if shape is None or not smooth_axes(tuple(shape)):
-        return SphereDirections()
-    return WideningLowFrequency(tuple(shape))
+    shape = smoothable_shape(context)
+    return SphereDirections() if shape is None else WideningLowFrequency(shape)
 
 
 register_sampler("widening-low-frequency", _widening_low_frequency)
