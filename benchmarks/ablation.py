@@ -90,6 +90,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
                                                                  "directions": "widening-low-frequency"}),
     "default + widening hedge probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                          "directions": "widening-hedge"}),
+    # (fourteenth session) the q probes of an estimate orthonormal (zeroopt.OrthogonalDirections)
+    "default + orthogonal probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal"}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),

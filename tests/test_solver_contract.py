@@ -169,7 +169,8 @@ def test_history_records_are_consistent(name: str) -> None:
 
 # The parts a solver takes as options (momentum for every descent solver, the baseline for the sign ones) go
 # through the same contract as the defaults: a part is usable by every solver that accepts it, or it is not a part.
-PART_OPTIONS = [("momentum", 1.0), ("history_prior", True), ("baseline", True), ("baseline", "shrunk")]
+PART_OPTIONS = [("momentum", 1.0), ("history_prior", True), ("baseline", True), ("baseline", "shrunk"),
+                ("directions", "orthogonal")]
 
 
 CONTRACT_CONTEXT = zeroopt.SolverContext(dim=10, lipschitz=2.0)  # Quadratic's: rgf-fixed's theory step needs it

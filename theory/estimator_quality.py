@@ -13,6 +13,9 @@ baseline shrunk by its noise it is the plain one where the comparisons are balan
 The ``"widening-hedge"`` mixture (half the probes from a low-frequency band that widens along a run) is shown at
 its first iteration, where its band is narrowest: on the white gradient it costs nothing up to q = 20 (the
 band's bias is still below its noise) and a sixth of the cosine at q = 200; on the smooth one it gains 2–3×.
+The ``"orthogonal"`` sampler (uniform directions, orthonormal within each estimate) measures q distinct
+directions where independent ones overlap: its advantage grows with q/d (at q = 200 of d = 784 the sign
+estimate's cosine on the white gradient is about 0.40 against the sphere's 0.37).
 
 Usage: ``python -m theory.estimator_quality --out benchmarks/results/theory/estimators``
 """
@@ -40,7 +43,7 @@ ESTIMATORS = {"forward-difference": zeroopt.forward_difference, "sign": zeroopt.
 #: The curved case: the mean curvature term at radius β, in standard deviations of the slope term (about 88% of
 #: the comparisons then find a higher value, as late in a run near a minimum).
 CURVATURE_OFFSET = 1.2
-SAMPLERS = ("gaussian", "sphere", "low-frequency", "multi-scale", "widening-hedge")
+SAMPLERS = ("gaussian", "sphere", "orthogonal", "low-frequency", "multi-scale", "widening-hedge")
 STYLES = {"forward-difference": "--", "sign": "-", "sign with baseline": ":", "sign with shrunk baseline": "-."}
 
 

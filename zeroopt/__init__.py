@@ -53,6 +53,7 @@ from .oracle import (
     SubsetGroup,
     as_oracle,
 )
+from .orthogonal import OrthogonalDirections, orthonormal_rows
 from .parts import (
     BestProbe,
     DiminishingReturnsRule,
@@ -87,7 +88,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdaptiveMomentum", "ChainedDirections", "DirectionRule", "GradientFilter", "HistoryPrior",
-    "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "SqrtProbeGrowth",
+    "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
+    "orthonormal_rows",
     "multi_scale_directions",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",

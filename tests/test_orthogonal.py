@@ -1,0 +1,67 @@
+"""Orthogonal probe directions (:class:`zeroopt.OrthogonalDirections`): orthonormal per estimate, each one
+uniform on the sphere, and a sign estimate closer to the gradient than independent directions give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import zeroopt
+from zeroopt.directions import make_sampler
+
+
+@settings(max_examples=40, deadline=None)
+@given(q=st.integers(0, 40), d=st.integers(1, 16), seed=st.integers(0, 2**32 - 1))
+def test_rows_are_unit_and_orthonormal_within_each_block_of_d(q: int, d: int, seed: int) -> None:
+    u = zeroopt.orthonormal_rows(np.random.default_rng(seed), q, d)
+    assert u.shape == (q, d) and np.all(np.isfinite(u))
+    for start in range(0, q, d):
+        block = u[start:start + d]
+        assert np.allclose(block @ block.T, np.eye(len(block)), atol=1e-10)
+
+
+def test_each_direction_is_uniform_on_the_sphere() -> None:
+    """Haar (sign-corrected QR): every coordinate of every row has mean 0 and second moment 1/d; without
+    the sign correction the first row's first coordinate would lean to one sign."""
+    rng = np.random.default_rng(0)
+    d, q = 6, 4
+    u = np.stack([zeroopt.orthonormal_rows(rng, q, d) for _ in range(20_000)])  # (draws, q, d)
+    assert np.abs(u.mean(axis=0)).max() < 0.02
+    assert np.abs((u**2).mean(axis=0) - 1.0 / d).max() < 0.01
+    assert abs(float(np.mean(u[:, 0, 0] > 0)) - 0.5) < 0.02
+
+
+def test_the_sampler_is_registered_seeded_and_scaled_like_the_sphere() -> None:
+    s = make_sampler("orthogonal")
+    assert isinstance(s, zeroopt.OrthogonalDirections) and s.scale(50) == 50.0
+    a = s.sample(np.random.default_rng(3), 7, 50, 0)
+    b = s.sample(np.random.default_rng(3), 7, 50, 5)
+    assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="directions"):
+        zeroopt.orthonormal_rows(np.random.default_rng(0), -1, 5)
+
+
+def _sign_cosine(sample, d: int, q: int, reps: int, seed: int) -> float:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    cos = []
+    for _ in range(reps):
+        grad = rng.standard_normal(d)
+        u = sample(rng, q, d)
+        est = np.sign(u @ grad) @ u
+        cos.append(est @ grad / (np.linalg.norm(est) * np.linalg.norm(grad)))
+    return float(np.mean(cos))
+
+
+def test_sign_estimate_is_closer_to_the_gradient_than_with_independent_directions() -> None:
+    """At q/d = 1/4 orthogonal probes measure q distinct directions; independent ones overlap, and the sign
+    estimate's cosine to a structureless gradient is lower (about 0.37 against 0.40 at q = 200, d = 784)."""
+    d, q = 256, 64
+    sphere = zeroopt.SphereDirections()
+    iid = _sign_cosine(lambda rng, q, d: sphere.sample(rng, q, d, 0), d, q, reps=300, seed=1)
+    orth = _sign_cosine(zeroopt.orthonormal_rows, d, q, reps=300, seed=1)
+    assert orth > iid + 0.01, (orth, iid)
+    # With q = d the orthogonal sign estimate is the gradient's sign pattern in a random basis: E cos = √(2/π).
+    full = _sign_cosine(zeroopt.orthonormal_rows, 64, 64, reps=300, seed=2)
+    assert abs(full - np.sqrt(2 / np.pi)) < 0.03, full

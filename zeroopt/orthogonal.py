@@ -1,0 +1,86 @@
+"""Orthogonal probe directions: the q probes of one estimate at right angles to each other.
+
+Independent uniform directions overlap: in d dimensions two of them have a cosine of about 1/√d, and q of
+them span their q dimensions unevenly, so some of the gradient is measured twice and some not at all. A
+sign estimator then loses part of what its q comparisons could tell: on a gradient with no structure
+(``python -m theory.estimator_quality``) its cosine to the gradient at q = 200, d = 784 is about 0.37 with
+independent directions and 0.40 with orthogonal ones — 17% more descent per iteration for an exact line
+search, whose gain goes like the squared cosine. The gain grows with q/d and vanishes where q ≪ d.
+
+:class:`OrthogonalDirections` draws q directions that are uniform on the sphere one by one (so
+``d · E[u uᵀ] = I`` and every estimator's scale is the sphere's) but jointly orthonormal: the first
+``min(q, d)`` rows of a Haar-random orthogonal matrix, and for q > d further independent blocks of d. The
+construction is the Gram-Schmidt orthonormalisation of Gaussian vectors, that is the QR factorisation of
+a Gaussian matrix with R's diagonal positive, which makes Q Haar-distributed (Mezzadri, *How to generate
+random matrices from the classical compact groups*, Notices AMS 2007). Orthogonal random directions in
+zeroth-order and evolution-strategy estimators: Choromanski et al., *Structured Evolution with Compact
+Architectures for Scalable Policy Optimization* (ICML 2018).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.linalg import solve_triangular
+
+from .directions import register_sampler
+
+__all__ = ["OrthogonalDirections", "orthonormal_rows"]
+
+
+def orthonormal_rows(rng: np.random.Generator, q: int, d: int) -> NDArray[np.float64]:
+    """``(q, d)`` rows, each uniform on the unit sphere, orthonormal within every block of ``d`` rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> u = orthonormal_rows(np.random.default_rng(0), 3, 5)
+    >>> bool(np.allclose(u @ u.T, np.eye(3)))
+    True
+    """
+    if q < 0 or d < 1:
+        raise ValueError(f"need q >= 0 directions in d >= 1 dimensions, got q={q}, d={d}")
+    blocks = []
+    left = q
+    while left > 0:
+        k = min(left, d)
+        gauss = rng.standard_normal((k, d))
+        if 2 * k <= d:
+            # Gram-Schmidt of the rows through the Cholesky factor of their Gram matrix: two matrix products
+            # and a triangular solve, several times faster than Householder QR; with k <= d/2 the Gram matrix's
+            # condition number stays below ~34, so nothing is lost to rounding.
+            chol = np.linalg.cholesky(gauss @ gauss.T)
+            blocks.append(solve_triangular(chol, gauss, lower=True))
+        else:
+            basis, upper = np.linalg.qr(gauss.T)
+            # The signs of R's diagonal moved into Q (Mezzadri): Q is then Haar, whatever the QR convention.
+            signs = np.sign(np.diag(upper))
+            signs[signs == 0] = 1.0
+            blocks.append((basis * signs).T)
+        left -= k
+    return np.concatenate(blocks) if blocks else np.empty((0, d))
+
+
+@dataclass(frozen=True)
+class OrthogonalDirections:
+    """Uniform unit directions, orthonormal within each estimate (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = OrthogonalDirections()
+    >>> u = s.sample(np.random.default_rng(0), 4, 10, 0)
+    >>> bool(np.allclose(u @ u.T, np.eye(4))), s.scale(10)
+    (True, 10.0)
+    """
+
+    def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
+        return orthonormal_rows(rng, q, d)
+
+    def scale(self, d: int) -> float:
+        return float(d)
+
+
+register_sampler("orthogonal", lambda context: OrthogonalDirections())
