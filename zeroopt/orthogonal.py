@@ -3,9 +3,11 @@
 Independent uniform directions overlap: in d dimensions two of them have a cosine of about 1/√d, and q of
 them span their q dimensions unevenly, so some of the gradient is measured twice and some not at all. A
 sign estimator then loses part of what its q comparisons could tell: on a gradient with no structure
-(``python -m theory.estimator_quality``) its cosine to the gradient at q = 200, d = 784 is about 0.37 with
-independent directions and 0.40 with orthogonal ones — 17% more descent per iteration for an exact line
-search, whose gain goes like the squared cosine. The gain grows with q/d and vanishes where q ≪ d.
+(``python -m theory.estimator_quality --reps 100``, benchmarks/results/theory/estimators/) the shrunk-baseline
+sign estimate's cosine to the gradient at q = 200, d = 784 is 0.371 with independent directions and 0.397
+with orthogonal ones — 15% more descent per iteration for an exact line search on a smooth objective, whose
+gain goes like the squared cosine. The gain grows with q/d and vanishes where q ≪ d (0.195 against 0.198 at
+q = 50). In the attack the gain is smaller than that: late in a run the boundary distance is far from smooth.
 
 :class:`OrthogonalDirections` draws q directions that are uniform on the sphere one by one (so
 ``d · E[u uᵀ] = I`` and every estimator's scale is the sphere's) but jointly orthonormal: the first
