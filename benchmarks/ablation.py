@@ -114,7 +114,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 # Every sign-growing row names the direction parts it was measured with (the plain direction unless the row says
 # otherwise), so a row keeps its meaning, and its cached runs stay valid, whatever sign-growing's defaults become
 # (the twelfth session ran the suite with two of them as candidate defaults: ablation/suite_tags_direction.md).
-_BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False}
+_BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False, "directions": "sphere"}
 for _solver, _options in VARIANTS.values():
     if _solver == "sign-growing":
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
