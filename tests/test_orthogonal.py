@@ -65,3 +65,17 @@ def test_sign_estimate_is_closer_to_the_gradient_than_with_independent_direction
     # With q = d the orthogonal sign estimate is the gradient's sign pattern in a random basis: E cos = √(2/π).
     full = _sign_cosine(zeroopt.orthonormal_rows, 64, 64, reps=300, seed=2)
     assert abs(full - np.sqrt(2 / np.pi)) < 0.03, full
+
+
+def test_sign_growing_probes_orthogonally_on_the_unit_sphere_only() -> None:
+    """The attack's context (directions on the unit sphere) gets orthogonal probes by default; a plain objective
+    and the paper's solvers keep independent ones; and the probes of one iteration are orthonormal."""
+    sphere = zeroopt.SolverContext(dim=40, unit_sphere=True, adjustable_precision=True)
+    built = zeroopt.make_solver("sign-growing", sphere)
+    assert isinstance(built.sampler, zeroopt.OrthogonalDirections)
+    assert isinstance(zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=40)).sampler,
+                      zeroopt.SphereDirections)
+    assert isinstance(zeroopt.make_solver("sign", sphere).sampler, zeroopt.SphereDirections)
+    u = built.sampler.sample(np.random.default_rng(0), built.probes(built.init(np.ones(40), 1.0, 0.0,
+                                                                                 np.random.default_rng(0))), 40, 0)
+    assert len(u) == zeroopt.solvers.GROWING_Q_START and np.allclose(u @ u.T, np.eye(len(u)))
