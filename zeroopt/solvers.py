@@ -225,8 +225,8 @@ GROWING_BASELINE = "shrunk"
 #: sign-growing's probes on the unit sphere: orthonormal within each estimate (:class:`~zeroopt.OrthogonalDirections`),
 #: so q comparisons measure q distinct directions (the sign estimate's cosine to a structureless gradient at q = 200,
 #: d = 784: 0.397 against 0.371, benchmarks/results/theory/estimators/). In the attack, per input 0.98-0.99 on
-#: MNIST and CIFAR-10 untargeted from 1k to 8k, 0.99-1.00 on MNIST targeted, 0.985-0.99 on CIFAR-10 targeted from 2k
-#: and up to 1% higher before (benchmarks/results/ablation/orthogonal/, suite_tags_orthogonal.md).
+#: MNIST untargeted from 1k to 8k and 0.99-1.00 targeted (two seeds); on CIFAR-10, where q/d is a quarter of
+#: MNIST's, within 1% either way up to 2k (benchmarks/results/ablation/orthogonal/, suite_tags_orthogonal.md).
 GROWING_DIRECTIONS = "orthogonal"
 
 
