@@ -266,8 +266,7 @@ def descent_solver(
     -------
     ComposedSolver
         sampler → estimator → [history prior] → [momentum] → step rule → [best probe] → stall rule; a fixed step,
-        which never shrinks,
-        gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
+        which never shrinks, gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
     """
     behaviours: list = [BestProbe()] if best_probe else []
     if opts.line_search != "fixed":
@@ -276,7 +275,6 @@ def descent_solver(
         behaviours.append(NoProgressRule(int(opts.patience)))
     if opts.min_progress is not None:
         behaviours.append(DiminishingReturnsRule(float(opts.min_progress)))
-
     return ComposedSolver(
         name=name,
         sampler=sampler or make_sampler(opts.directions, context),

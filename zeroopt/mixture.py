@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .directions import DirectionSampler, SphereDirections, register_sampler
-from .subspace import LowFrequencyDirections, smooth_axes
+from .subspace import LowFrequencyDirections, WideningLowFrequency, smooth_axes, smoothable_shape
 
 __all__ = ["MULTI_SCALE_FRACTIONS", "MixtureDirections", "multi_scale_directions"]
 
@@ -117,11 +117,8 @@ def _widening_hedge(context):  # type: ignore[no-untyped-def]
     changes (a digit classifier), the sphere's where it answers as much to fine ones; half each loses at most
     half the better one's probes, early, and nothing once the band is full. The uniform sphere for a problem
     that states no array shape."""
-    from .subspace import WideningLowFrequency, smoothable_shape
-
     shape = smoothable_shape(context)
     return SphereDirections() if shape is None else MixtureDirections((WideningLowFrequency(shape), SphereDirections()))
 
 
 register_sampler("widening-hedge", _widening_hedge)
-
