@@ -29,6 +29,8 @@ from benchmarks.tables import distances_at
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000, 50000)
 PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja")
+#: Peers that plan their queries from the budget, run once per budget (``run_suite --max-budget B``, one tag each).
+PLANNED_PEERS = ("art-geoda",)
 OTHERS = ("ours-sign", "ours-rgf", "ours-coordinate")
 EXPERIMENTS = "mnist-untargeted,cifar-untargeted,mnist-targeted,cifar-targeted,gbdt-higgs,gbdt-mnist"
 
@@ -49,35 +51,49 @@ def _by_position(store: RunStore, experiment: str, attack: str) -> dict[int, dic
 
 
 def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | None = None,
-          ours_at: list[tuple[int, RunStore]] | None = None) -> dict:
+          ours_at: list[tuple[int, RunStore]] | None = None,
+          planned: dict[str, list[tuple[int, RunStore]]] | None = None) -> dict:
     """Medians per attack and budget on the common inputs, and ours / best peer.
 
     ``ours_store``: where our default attack's runs are, when not beside the peers' (another suite tag).
     ``ours_at``: ``(B, store)`` pairs, B ascending: a column b takes our runs from the first such store with
     B >= b that holds runs of this experiment (runs made with budget B), else from ``ours_store``.
+    ``planned``: peers that plan their queries from the budget (:data:`PLANNED_PEERS`), each with its
+    ``(B, store)`` pairs: column B from runs made for B only (none: no figure); they join the best peer where
+    their runs cover the common inputs.
     """
     attacks = [ours, *OTHERS, *PEERS, "cw-l2"]
     records = {a: _by_position(ours_store or store if a == ours else store, experiment, a) for a in attacks}
     records = {a: r for a, r in records.items() if r}
     common = sorted(set.intersection(*(set(r) for a, r in records.items() if a != "cw-l2")))
     budgets = budgets_for(experiment)
-    at = [(b, recs) for b, st in (ours_at or []) if (recs := _by_position(st, experiment, ours))]
+    sources = {a: [(b, recs) for b, st in pairs if (recs := _by_position(st, experiment, a))]
+               for a, pairs in {ours: ours_at or [], **(planned or {})}.items()}
+    for a in planned or {}:
+        if sources[a]:
+            records.setdefault(a, {})  # read only from its per-budget runs
     out: dict = {"experiment": experiment, "inputs": common, "budgets": list(budgets), "medians": {}, "ratio": {},
                  "best_peer": {}, "ours_run_budget": {}}
     for a, recs in records.items():
         d = distances_at([recs[p] for p in common if p in recs], list(budgets))
-        if a == ours and at:
-            for j, b in enumerate(budgets):
-                hit = next(((run_b, r) for run_b, r in at if run_b >= b), None)
-                if hit is not None:
-                    out["ours_run_budget"][str(b)], src = hit
-                    col = distances_at([src[p] for p in common if p in src], [b])[:, 0]
-                    d[:, j] = col if len(col) == d.shape[0] else np.nan
+        if d.shape[0] != len(common):
+            d = np.full((len(common), len(budgets)), np.nan)
+        for j, b in enumerate(budgets):
+            # Ours: the first run budget that covers b; a planned peer: only the runs made for b itself.
+            hit = next(((run_b, r) for run_b, r in sources.get(a, []) if run_b == b or (a == ours and run_b > b)),
+                       None)
+            if hit is not None:
+                src = hit[1]
+                if a == ours:
+                    out["ours_run_budget"][str(b)] = hit[0]
+                col = distances_at([src[p] for p in common if p in src], [b])[:, 0]
+                d[:, j] = col if len(col) == d.shape[0] else np.nan
         med = [float(np.median(col[~np.isnan(col)])) if (~np.isnan(col)).sum() == len(common) else float("nan")
                for col in d.T]
         out["medians"][a] = dict(zip(map(str, budgets), med, strict=True))
     for b in map(str, budgets):
-        peers = {a: out["medians"][a][b] for a in PEERS if a in out["medians"] and np.isfinite(out["medians"][a][b])}
+        peers = {a: out["medians"][a][b] for a in (*PEERS, *PLANNED_PEERS)
+                 if a in out["medians"] and np.isfinite(out["medians"][a][b])}
         if peers and np.isfinite(out["medians"].get(ours, {}).get(b, np.nan)):
             best = min(peers, key=peers.get)
             out["best_peer"][b] = best
@@ -130,6 +146,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tag", default="full")
     p.add_argument("--ours-tag", default=None, help="suite tag of our default attack's runs (default: --tag)")
     p.add_argument("--ours-at", default="", help="B=TAG,...: columns up to B from our runs of tag TAG (budget B)")
+    p.add_argument("--planned", default="",
+                   help="ATTACK=TEMPLATE,...: a peer that plans from its budget, column B from the runs of tag "
+                        "TEMPLATE with {B} replaced by B (e.g. art-geoda=geoda-{B})")
     p.add_argument("--db", default=None)
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/headline.md"))
     a = p.parse_args(argv)
@@ -140,7 +159,14 @@ def main(argv: list[str] | None = None) -> None:
     ours_store = None if a.ours_tag in (None, a.tag) else RunStore(a.db, a.ours_tag)
     ours_at = sorted(((int(b), RunStore(a.db, t)) for b, t in (x.split("=") for x in a.ours_at.split(",") if x)),
                      key=lambda pair: pair[0])
-    tables = [table(store, e, a.ours, ours_store, ours_at) for e in a.experiments.split(",")]
+    planned = {}
+    for item in (x for x in a.planned.split(",") if x):
+        attack, _, template = item.partition("=")
+        if attack not in PLANNED_PEERS or "{B}" not in template:
+            raise SystemExit(f"--planned takes ATTACK=TEMPLATE with ATTACK in {PLANNED_PEERS} and {{B}} in "
+                             f"TEMPLATE, got {item!r}")
+        planned[attack] = [(b, RunStore(a.db, template.replace("{B}", str(b)))) for b in sorted(set(BUDGETS))]
+    tables = [table(store, e, a.ours, ours_store, ours_at, planned) for e in a.experiments.split(",")]
     text = ["# Our default attack beside every peer, budget by budget", "", f"Command: `{command}`", "",
             "Median L2 on the inputs every attack ran (suite tag `" + a.tag + "`"
             + ("" if ours_store is None else f"; {a.ours} from tag `{a.ours_tag}`")
@@ -153,7 +179,11 @@ def main(argv: list[str] | None = None) -> None:
             + ("" if not ours_at else " An attack that sizes a race between starts from its budget is not read "
                "off a longer run: its figures marked † come from the runs of another tag (--ours-at B=TAG: a "
                "column b from the first listed B >= b whose tag holds the experiment) — runs made with that "
-               "budget, or without a race."), "", misses_line(tables), ""]
+               "budget, or without a race.")
+            + ("" if not planned else " " + ", ".join(planned) + " plans its queries from its budget: each of its "
+               "columns comes from runs made with that budget (tag " + ", ".join(
+                   f"`{x.partition('=')[2]}`" for x in a.planned.split(",") if x) + "); a dash where it cannot "
+               "attack (targeted, or not images)."), "", misses_line(tables), ""]
     text += [markdown(t, a.ours, command) for t in tables]
     a.out.write_text("\n".join(text))
     a.out.with_suffix(".json").write_text(json.dumps(tables, indent=1) + "\n")

@@ -42,7 +42,7 @@ from typing import Any
 import torch
 
 from benchmarks import plots, sizing, speed, tables, trees_report
-from benchmarks.attacks.art_peers import ArtHopSkipJump, ArtSignOPT
+from benchmarks.attacks.art_peers import ArtGeoDA, ArtHopSkipJump, ArtSignOPT
 from benchmarks.attacks.base import Attack
 from benchmarks.attacks.foolbox_peers import BOUNDARY, HOPSKIPJUMP, CarliniWagnerL2, FoolboxDecision
 from benchmarks.attacks.ours import DEFAULT_IMPL, Ours, list_solvers
@@ -57,6 +57,8 @@ PARTS = {
     "gbdt": ("gbdt-higgs", "gbdt-mnist"),
 }
 PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cw-l2")
+#: Peers that plan their queries from the budget: run on request, once per budget (``--max-budget B``, a tag each).
+PLANNED_PEERS = ("art-geoda",)
 
 
 def _count(minimum: int) -> Any:
@@ -90,7 +92,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="database of the per-run records (default ~/.cache/zeroopt/results.sqlite)")
     p.add_argument("--parts", default="mnist,cifar,gbdt,speed", help="comma list of mnist, cifar, gbdt, speed")
     p.add_argument("--experiments", default=None, help=f"comma list among {', '.join(NAMES)} (overrides --parts)")
-    p.add_argument("--attacks", default=None, help=f"comma list among ours, ours-<solver>, {', '.join(PEERS)}")
+    p.add_argument("--attacks", default=None,
+                   help=f"comma list among ours, ours-<solver>, {', '.join(PEERS + PLANNED_PEERS)}")
     p.add_argument("--solvers", default=None, help="our solvers (default: all of zeroopt.list_solvers())")
     p.add_argument("--images", type=_count(1), default=None, help="inputs per experiment for ours")
     p.add_argument("--peer-images", type=_count(1), default=None, help="inputs per experiment for peers")
@@ -226,6 +229,8 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
             candidates.append(ArtHopSkipJump())
         elif w == "art-signopt":
             candidates.append(ArtSignOPT())
+        elif w == "art-geoda":
+            candidates.append(ArtGeoDA())
         elif w == "fb-boundary":
             candidates.append(FoolboxDecision(*BOUNDARY))
         elif w == "fb-hsja":
@@ -234,7 +239,8 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
             steps = args.cw_steps or sizing.CW_STEPS[args.preset]
             candidates.append(CarliniWagnerL2(steps=steps))
         else:
-            raise SystemExit(f"unknown attack {w!r}; choose from ours, ours-<solver>, {', '.join(PEERS)}")
+            known = ", ".join(PEERS + PLANNED_PEERS)
+            raise SystemExit(f"unknown attack {w!r}; choose from ours, ours-<solver>, {known}")
     ready: list[Attack] = []
     unavailable: dict[str, str] = {}
     if "ours" in wanted and not solvers:
@@ -243,6 +249,8 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
         why = a.unavailable()
         if why is None and a.family == "white-box" and exp.torch_model is None:
             why = "white-box C&W needs a differentiable model (not applicable to GBDT)"
+        if why is None and hasattr(a, "applicable"):
+            why = a.applicable(exp.batch([0]))  # e.g. an attack for untargeted attacks on square images only
         batched = a.family == "white-box" or (a.family == "peer" and a.group_size > 1)
         if why is None and batched:
             group = args.peer_group or max(1, exp.plan.n_peers)

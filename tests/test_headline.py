@@ -73,3 +73,27 @@ def test_misses_count_exact_ratios_not_the_rounded_ones(tmp_path: Path) -> None:
     assert misses([t])[-1] == (EXP, "8000", 0.903, True)
     line = misses_line([t])
     assert "missed in 6 cells" in line and "1 of them below" in line and "at 8,000: 0.903 (below the floor)" in line
+
+
+def test_a_planned_peer_is_read_from_the_runs_made_for_each_budget_and_can_be_the_best(tmp_path: Path) -> None:
+    db, peers, ours, _ = _stores(tmp_path)
+    for b, d in ((1000, 0.6), (8000, 0.45)):  # GeoDA planned for 1000 beats the others there; for 8000 not ours
+        s = RunStore(db, f"geoda-{b}")
+        for i in range(3):
+            s.save(_record("art-geoda", i, [300, b], [5.0, d], budget=b))
+    planned = {"art-geoda": [(b, RunStore(db, f"geoda-{b}")) for b in (250, 500, 1000, 2000, 4000, 8000)]}
+    t = table(peers, EXP, "ours-sign-growing", ours, None, planned)
+    med = t["medians"]["art-geoda"]
+    assert med["1000"] == pytest.approx(0.6) and med["8000"] == pytest.approx(0.45)
+    # No runs made for these budgets: no figure (not the 8000 plan's trace at 2000, nor the 1000 plan's at 250).
+    assert all(np.isnan(med[b]) for b in ("250", "500", "2000", "4000", "14000", "20000"))
+    assert t["best_peer"]["1000"] == "art-geoda" and t["ratio"]["1000"] == pytest.approx(2.4 / 0.6)
+    assert t["best_peer"]["8000"] == "art-geoda" and t["ratio"]["8000"] == pytest.approx(0.4 / 0.45)
+    assert t["best_peer"]["2000"] == "fb-boundary" and t["ours_run_budget"] == {}
+    out = tmp_path / "headline.md"
+    main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--planned", "art-geoda=geoda-{B}",
+          "--db", str(db), "--out", str(out)])
+    assert "| art-geoda |" in out.read_text() and "(tag `geoda-{B}`)" in out.read_text()
+    with pytest.raises(SystemExit, match="--planned"):
+        main(["--experiments", EXP, "--tag", "peers", "--planned", "art-geoda=geoda", "--db", str(db),
+              "--out", str(out)])

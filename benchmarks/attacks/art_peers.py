@@ -1,4 +1,4 @@
-"""ART (adversarial-robustness-toolbox) decision-based peers: HopSkipJump and SignOPT.
+"""ART (adversarial-robustness-toolbox) decision-based peers: HopSkipJump, SignOPT and GeoDA.
 
 Both attack one input at a time, so the harness runs them with groups of one in the monitor's exact owner
 mode. The model is handed to ART as a ``BlackBoxClassifier`` whose predict function is the monitor returning
@@ -10,9 +10,11 @@ iteration limits below are set high enough that the budget, not the iteration co
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -139,3 +141,99 @@ class ArtSignOPT:
         except BudgetExhausted:
             return [Reported(note="stopped by the monitor at the budget")]
         return [Reported(x_adv=x_adv[0], note="stopped by its own query_limit or convergence")]
+
+
+@contextmanager
+def _inside(folder: Path) -> Iterator[None]:
+    """Run the block with ``folder`` as the working directory (ART's GeoDA saves its DCT basis to the cwd)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _geoda_basis(sub_dim: int, res: int) -> np.ndarray:
+    """The ``(res², sub_dim²)`` 2-D DCT basis ART's GeoDA builds (row ``u·sub_dim + v`` is cos_u(x)·cos_v(y),
+    orthonormal DCT-II), made here because ART 1.20 builds it with ``np.mat``, which NumPy 2 removed; GeoDA loads
+    a saved one instead of building it."""
+    n = max(res, sub_dim)
+    k, x = np.arange(sub_dim)[:, None], np.arange(res)[None, :]
+    cos = np.sqrt(np.where(k == 0, 1.0, 2.0) / n) * np.cos((2 * x + 1) * k * np.pi / (2 * n))  # (sub_dim, res)
+    return np.einsum("vy,ux->uvyx", cos, cos).reshape(sub_dim * sub_dim, res * res).T
+
+
+#: ART's GeoDA plans at least this many queries: below 300 its schedule has no iteration (it fails on an empty
+#: plan); the monitor stops a run planned for more at the budget.
+GEODA_MIN_PLAN = 300
+
+
+#: GeoDA's binary search stops once the bracket is this short (L2 on the [0, 1] scale). ART's default, 0.1, is a
+#: tenth of a typical MNIST distance and about twice a CIFAR-10 one, so every point GeoDA returns would lie up to
+#: that far beyond the boundary; 1e-4 is the tolerance of the GeoDA authors' code, and costs ~10 more queries per
+#: search.
+GEODA_BIN_SEARCH_TOL = 1e-4
+
+
+@dataclass
+class ArtGeoDA:
+    """ART ``GeoDA`` (L2; Rahmati et al., CVPR 2020): low-frequency (DCT) probes at the boundary point and a
+    geometric step, library defaults except the binary search's tolerance (:data:`GEODA_BIN_SEARCH_TOL`).
+
+    ART's GeoDA attacks untargeted only and square images only (it is unavailable elsewhere). It *plans* its
+    queries from ``max_iter`` (set to the budget): a few iterations whose probe counts grow geometrically. What
+    a run made for 20k did by 1k is then not what GeoDA does with 1k, so the suite runs it once per budget
+    (``run_suite --max-budget B``, one tag per budget) and the headline reads each column from the runs made
+    for it (``headline --peer-at art-geoda:B=TAG``).
+    """
+
+    name: str = "art-geoda"
+    family: Family = "peer"
+    group_size: int = 1
+    attribution: Attribution = "owner"
+    hard_budget: bool = False
+    batch_size: int = 64
+    bin_search_tol: float = GEODA_BIN_SEARCH_TOL
+
+    def unavailable(self) -> str | None:
+        return _art_missing()
+
+    def applicable(self, batch: Batch) -> str | None:
+        """Why ART's GeoDA cannot attack this batch (``None``: it can)."""
+        if batch.target is not None:
+            return "ART's GeoDA attacks untargeted only"
+        shape = batch.x0.shape[1:]
+        if len(shape) != 3 or shape[1] != shape[2]:
+            return f"ART's GeoDA needs square images (C, H, H), got inputs of shape {shape}"
+        return None
+
+    def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
+        why = self.applicable(batch)
+        if why is not None:
+            raise ValueError(why)
+        from art.attacks.evasion import GeoDA
+
+        assert monitor is not None and len(batch) == 1
+        seed_everything(seed)
+        classifier = _classifier(monitor, batch)
+        classifier.channels_first = True  # type: ignore[attr-defined]  # GeoDA reads it; BlackBoxClassifier lacks it
+        attack = GeoDA(
+            classifier,
+            batch_size=self.batch_size,
+            norm=2,
+            max_iter=max(budget, GEODA_MIN_PLAN),
+            bin_search_tol=self.bin_search_tol,
+            verbose=False,
+        )
+        try:
+            with _inside(Path.home() / ".cache" / "zeroopt" / "art-geoda"):
+                res = batch.x0.shape[-1]
+                basis = Path(f"2d_dct_basis_{attack.sub_dim}_{res}.npy")  # the name GeoDA looks for
+                if not basis.exists():
+                    np.save(basis, _geoda_basis(attack.sub_dim, res))
+                x_adv = attack.generate(batch.x0, y=one_hot(batch.y0, batch.n_classes))
+        except BudgetExhausted:
+            return [Reported(note="stopped by the monitor at the budget")]
+        return [Reported(x_adv=x_adv[0], note="finished its planned iterations")]
