@@ -35,8 +35,10 @@ OTHERS = ("ours-sign", "ours-rgf", "ours-coordinate")
 EXPERIMENTS = "mnist-untargeted,cifar-untargeted,mnist-targeted,cifar-targeted,gbdt-higgs,gbdt-mnist"
 
 
-#: Issue #10's goal: at most this fraction of the best peer's median at each budget.
+#: Issue #10's goal: at most this fraction of the best peer's median at each budget ...
 GOAL = 0.9
+#: ... from this budget on (the tables start at 250, which the goal leaves out).
+GOAL_FROM = 500
 
 
 def budgets_for(experiment: str) -> tuple[int, ...]:
@@ -104,21 +106,25 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
     return out
 
 
-def misses(tables: list[dict]) -> list[tuple[str, str, float, bool]]:
-    """``(experiment, budget, ratio, below the white-box floor)`` of every cell whose *exact* ratio is above
-    :data:`GOAL` (a page rounds 0.903 to 0.90: counting by eye from it miscounts)."""
+def misses(tables: list[dict], smallest: int = GOAL_FROM) -> list[tuple[str, str, float, bool]]:
+    """``(experiment, budget, ratio, below the white-box floor)`` of every cell from budget ``smallest`` on whose
+    *exact* ratio is above :data:`GOAL` (a page rounds 0.903 to 0.90: counting by eye from it miscounts)."""
     return [(t["experiment"], b, r, bool(t.get("below_floor", {}).get(b, False)))
-            for t in tables for b, r in t["ratio"].items() if r > GOAL]
+            for t in tables for b, r in t["ratio"].items() if r > GOAL and int(b) >= smallest]
 
 
 def misses_line(tables: list[dict]) -> str:
-    """One sentence: how many cells miss the goal, which, and how many of them lie below the floor."""
+    """How many cells miss the goal, which, and how many of them lie below the floor; then the cells above
+    :data:`GOAL` at budgets below :data:`GOAL_FROM`, which the tables show but the goal does not cover."""
     cells = misses(tables)
     floor = sum(below for *_, below in cells)
     listed = "; ".join(f"{e} at {int(b):,}: {r:.3f}{' (below the floor)' if below else ''}"
                        for e, b, r, below in cells)
-    return (f"**The goal (<= {GOAL:.2f}) is missed in {len(cells)} cells by exact ratio, {floor} of them below the "
-            f"white-box floor**" + (f": {listed}." if cells else "."))
+    early = [c for c in misses(tables, smallest=0) if int(c[1]) < GOAL_FROM]
+    return (f"**The goal (<= {GOAL:.2f} from {GOAL_FROM:,} queries on) is missed in {len(cells)} cells by exact "
+            f"ratio, {floor} of them below the white-box floor**" + (f": {listed}." if cells else ".")
+            + ("" if not early else f" Above {GOAL:.2f} at fewer queries (outside the goal): "
+               + "; ".join(f"{e} at {int(b):,}: {r:.3f}" for e, b, r, _ in early) + "."))
 
 
 def markdown(t: dict, ours: str, command: str) -> str:

@@ -64,15 +64,18 @@ def test_ours_at_takes_each_column_from_the_first_listed_budget_that_covers_it(t
 def test_misses_count_exact_ratios_not_the_rounded_ones(tmp_path: Path) -> None:
     _, peers, ours, _ = _stores(tmp_path)
     t = table(peers, EXP, "ours-sign-growing", ours)
-    # 250: 2.4 / 2.0 and 1000: 2.4 / 0.8 are misses; 8000: 0.4 / 0.5 = 0.8 and 20000 are not.
+    # 250: 2.4 / 2.0 and 1000: 2.4 / 0.8 are above 0.90; 8000: 0.4 / 0.5 = 0.8 and 20000 are not. The goal
+    # starts at 500, so 250 is listed apart and not counted.
     found = {b: r for _, b, r, _ in misses([t])}
-    assert found["250"] == pytest.approx(1.2) and found["1000"] == pytest.approx(3.0)
-    assert "8000" not in found and "20000" not in found and len(found) == 5
+    assert found["1000"] == pytest.approx(3.0) and "250" not in found
+    assert "8000" not in found and "20000" not in found and len(found) == 4
+    assert {b: r for _, b, r, _ in misses([t], smallest=0)}["250"] == pytest.approx(1.2)
     t["ratio"]["8000"] = 0.903  # shown as 0.90 on the page, and still a miss
     t["below_floor"]["8000"] = True
     assert misses([t])[-1] == (EXP, "8000", 0.903, True)
     line = misses_line([t])
-    assert "missed in 6 cells" in line and "1 of them below" in line and "at 8,000: 0.903 (below the floor)" in line
+    assert "missed in 5 cells" in line and "1 of them below" in line and "at 8,000: 0.903 (below the floor)" in line
+    assert "(outside the goal): cifar-untargeted at 250: 1.200." in line
 
 
 def test_a_planned_peer_is_read_from_the_runs_made_for_each_budget_and_can_be_the_best(tmp_path: Path) -> None:
