@@ -16,6 +16,7 @@ from zeroopt import BoxDirections, ComposedSolver, DirectionSampler, FreshStart,
 
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
+from .record import record_search
 from .tournament import tournament
 
 __all__ = [
@@ -23,7 +24,7 @@ __all__ = [
     "initial_directions", "initial_search", "uniform_candidates",
 ]
 
-SELECTIONS = ("tournament", "halving-tournament", "bisect-all")
+SELECTIONS = ("tournament", "halving-tournament", "record", "bisect-all")
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
 
 
@@ -153,10 +154,14 @@ def initial_search(
     bisected towards x0 in chunks, each direction first checked at the best distance so far (one query
     prunes it). With ``selection="tournament"`` they are instead knocked out at shared radii and only the
     winner is bisected (:func:`~applications.hardlabel.tournament.tournament`: far fewer queries);
-    ``"halving-tournament"`` is the same without its acceleration (the radius halves every round).
+    ``"halving-tournament"`` is the same without its acceleration (the radius halves every round);
+    ``"record"`` asks each candidate once, just below the best distance so far, with no probe round first
+    (:func:`~applications.hardlabel.record.record_search`: about half the tournament's queries).
     """
     if selection not in SELECTIONS:
         raise ValueError(f"initial_selection must be one of {SELECTIONS}, got {selection!r}")
+    if selection == "record":
+        return record_search(group, candidates, eps)
     hits = _probe(group, candidates)
     if selection in ("tournament", "halving-tournament"):
         return tournament(group, hits, eps, accelerate=selection == "tournament")

@@ -1,0 +1,66 @@
+"""The record search start: about one query per candidate, the same winner as the tournament up to its bracket."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from boundary_oracles import linear_group
+
+from applications.hardlabel.initial import initial_search
+from applications.hardlabel.record import record_search
+
+
+def _candidates(seed: int, n: int, d: int = 30) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The boundary w·x = 1 (x0 = 0 is inside), and n candidate directions of length ``lam``, some of which
+    never reach it."""
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(d)
+    dirs = rng.standard_normal((n, d))
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    return w, dirs, dirs @ w
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_record_search_finds_the_nearest_candidate_for_about_one_query_each(seed: int) -> None:
+    w, dirs, cos = _candidates(seed, 60)
+    reach = cos > 0.05
+    lam = float((1.0 / cos[reach]).max() * 1.5)
+    g = 1.0 / cos[reach]  # exact boundary distance along the directions that reach the boundary
+    group = linear_group(np.zeros(len(w)), w, -1.0, budget=10_000)
+    theta, value = record_search(group, {0: dirs * lam}, eps=1e-6)[0]
+    assert value == pytest.approx(1.0 / (theta @ w), abs=1e-5)  # the winner's own distance, to ε
+    assert value <= g.min() / 0.9 + 1e-6  # within the bracket's ratio of the best candidate
+    spent = group.images[0].ledger.spent
+    # One question per candidate, a few per record (about ln n of them), and one bisection of the winner.
+    assert spent <= len(dirs) + 4 * np.log(len(dirs)) * 4 + np.log2(lam / 1e-6) + 10
+    # The tournament asks every candidate at its own length first, then survivors again at each radius.
+    other = linear_group(np.zeros(len(w)), w, -1.0, budget=10_000)
+    _, t_value = initial_search(other, {0: dirs * lam}, 1e-6, "tournament")[0]
+    assert spent < 0.75 * other.images[0].ledger.spent
+    assert value <= t_value / 0.9 + 1e-6
+
+
+def test_no_adversarial_candidate_leaves_the_input_out_and_a_budget_cut_keeps_what_is_known() -> None:
+    w, dirs, cos = _candidates(4, 20)
+    group = linear_group(np.zeros(len(w)), w, -1.0, budget=10_000)
+    assert record_search(group, {0: dirs[cos < 0] * 5.0}, eps=1e-6) == {}  # none reaches the boundary
+    assert group.images[0].ledger.spent == int((cos < 0).sum())  # one question each, then nothing
+    lam = float((1.0 / cos[cos > 0.05]).max() * 1.5)
+    short = linear_group(np.zeros(len(w)), w, -1.0, budget=12)
+    theta, value = record_search(short, {0: dirs[cos > 0.05] * lam}, eps=1e-6)[0]
+    assert short.images[0].ledger.spent <= 12
+    assert 1.0 / (theta @ w) <= value + 1e-9  # the value is a radius known adversarial along theta
+
+
+def test_initial_search_takes_record_as_a_selection() -> None:
+    w, dirs, cos = _candidates(5, 40)
+    lam = float((1.0 / cos[cos > 0.05]).max() * 1.5)
+    spent = {}
+    for selection in ("record", "tournament"):
+        group = linear_group(np.zeros(len(w)), w, -1.0, budget=10_000)
+        theta, value = initial_search(group, {0: dirs[cos > 0.05] * lam}, 1e-6, selection)[0]
+        assert value == pytest.approx(1.0 / (theta @ w), abs=1e-5)
+        spent[selection] = group.images[0].ledger.spent
+    assert spent["record"] < spent["tournament"]
+    with pytest.raises(ValueError, match="finest"):
+        record_search(linear_group(np.zeros(len(w)), w, -1.0, budget=10), {0: dirs}, 1e-6, finest=1.0)
