@@ -24,7 +24,7 @@ from .parse import as_ensemble
 
 __all__ = ["ExactResult", "exact_minimal_adversarial"]
 
-DEFAULT_MARGIN = 1e-6  # strict score wins: F_t - F_c >= margin (HiGHS's feasibility tolerance is 1e-7)
+DEFAULT_MARGIN = 1e-5  # strict score wins: F_t - F_c >= margin, ten times HiGHS's MIP feasibility tolerance (1e-6)
 MARGIN_RETRIES = 2  # a point the model does not confirm is re-solved with a 100x larger margin, this often
 DEFAULT_GAP = 1e-6  # HiGHS's relative optimality gap
 
@@ -224,9 +224,11 @@ def _solve_one(ens: Any, label_model: Any, x0: NDArray[np.float64], lo: NDArray[
         if norm == "linf" and not math.isfinite(cut):
             # L∞ programs are slow without a cutoff (HIGGS: ~60 s vs ~0.1 s with one): the squared-L2 program's
             # point satisfies the same constraints, so its L∞ distance bounds this program's optimum.
-            warm = solve_program(ens, x0, lo, hi, "l2", t, rivals, margin=margin, time_limit=left,
-                                 mip_rel_gap=gap)
-            if warm.x is not None:
+            # Only a point the model labels adversarial may bound it: at a tie the program can return x0 itself
+            # (within HiGHS's tolerance of the margin), whose cutoff of 0 would rule this class out.
+            warm, warm_label = _verified(ens, label_model, x0, lo, hi, "l2", t, rivals, margin, math.inf, left, gap,
+                                         y, target)
+            if warm.x is not None and warm_label >= 0:
                 cut = float(np.abs(warm.x.astype(np.float64) - x0).max()) * (1 + 1e-9)
             left = max(deadline - time.perf_counter(), 0.01)
         outcome, label = _verified(ens, label_model, x0, lo, hi, norm, t, rivals, margin, cut, left, gap, y, target)
