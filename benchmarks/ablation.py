@@ -34,8 +34,10 @@ from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
-# One initial search (the default; the race between starts is measured, not on by default).
-_ONE_START = {**CHEAP_START, "race_starts": 1}
+# The cheap start as every row before the fifteenth session measured it: the knock-out tournament (whatever
+# CHEAP_START's selection becomes), and one initial search (the race between starts is measured, not on by default).
+_TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament"}
+_ONE_START = {**_TOURNAMENT_START, "race_starts": 1}
 # The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
 _LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
 _HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
@@ -46,7 +48,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "+ low-frequency start": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency"}),
     "+ tournament": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency",
                               "initial_selection": "tournament"}),
-    "+ 30 candidates": ("sign", dict(CHEAP_START)),
+    "+ 30 candidates": ("sign", dict(_TOURNAMENT_START)),
     "+ √t probes (sign-growing)": ("sign-growing", dict(_HISTORY)),
     "sign-growing with Gaussian start": ("sign-growing", {**_HISTORY, "initial_directions": "gaussian"}),
     "sign-growing with low-frequency probes": ("sign-growing", {**_HISTORY, "directions": "low-frequency"}),
@@ -72,7 +74,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default with β 0.1": ("sign-growing", {**_LINE_SEARCH, "beta": 0.1}),
     "default + coarse line-search candidates": ("sign-growing", {**_LINE_SEARCH, "coarse_candidates": 256.0}),
     "+ semicircular step": ("sign-growing", dict(_ONE_START)),
-    "default + race between starts": ("sign-growing", {**CHEAP_START, "race_starts": None}),
+    "default + race between starts": ("sign-growing", {**_TOURNAMENT_START, "race_starts": None}),
     # Parts that change the direction a step follows (eleventh session): the sign estimator's baseline
     # (zeroopt.centered_sign_of_difference) and momentum weighted by how often steps fall short
     # (zeroopt.AdaptiveMomentum).
@@ -92,6 +94,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
                                                          "directions": "widening-hedge"}),
     # (fourteenth session) the q probes of an estimate orthonormal (zeroopt.OrthogonalDirections)
     "default + orthogonal probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal"}),
+    # (fifteenth session) the record search start (applications/hardlabel/record.py)
+    "default + record start": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal",
+                                                "initial_selection": "record"}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),

@@ -180,7 +180,7 @@ def test_the_tournament_falls_faster_through_rounds_that_rank_nobody() -> None:
     assert spent[True] <= spent[False] - len(dirs)
 
 
-@pytest.mark.parametrize("selection", ["tournament", "halving-tournament", "bisect-all"])
+@pytest.mark.parametrize("selection", ["tournament", "halving-tournament", "record", "bisect-all"])
 def test_attack_with_the_cheap_start_finds_a_near_optimal_point(selection: str) -> None:
     rng = np.random.default_rng(4)
     d = 64

@@ -64,3 +64,22 @@ def test_initial_search_takes_record_as_a_selection() -> None:
     assert spent["record"] < spent["tournament"]
     with pytest.raises(ValueError, match="finest"):
         record_search(linear_group(np.zeros(len(w)), w, -1.0, budget=10), {0: dirs}, 1e-6, finest=1.0)
+
+
+def test_the_attack_starts_with_the_record_search_by_default_and_descends_sooner() -> None:
+    from applications.hardlabel import attack
+
+    rng = np.random.default_rng(6)
+    w = rng.standard_normal(64)
+    x = np.full((1, 64), 0.5)
+
+    def model(z: np.ndarray) -> np.ndarray:
+        return ((z.reshape(len(z), -1) - 0.5) @ w / np.linalg.norm(w) > 0.4).astype(np.int64)
+
+    first = {}
+    for selection in (None, "record", "tournament"):
+        opts = {} if selection is None else {"initial_selection": selection}
+        res = attack(model, x, np.array([0]), budget=600, seed=0, n_classes=2, **opts)
+        assert res.success[0] and res.distortion[0] < 0.4 * 1.3
+        first[selection] = res.solver_results[0].history[0].queries
+    assert first[None] == first["record"] < first["tournament"]  # the same start as "record", and a cheaper one

@@ -185,8 +185,9 @@ def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() 
     runs = []
     for k in (3, 3, 1):
         sizes.clear()
+        # The tournament's probe round sends a search's n_initial candidates in one batch: countable.
         runs.append(attack(model, x, np.array([0]), budget=2000, seed=1, n_classes=2, n_initial=n_initial,
-                           race_starts=k, race_fraction=0.5, fresh_restarts=False))
+                           race_starts=k, race_fraction=0.5, fresh_restarts=False, initial_selection="tournament"))
         assert sizes.count(n_initial) == k
     raced, again, _ = runs
     for r in runs:

@@ -101,8 +101,9 @@ def attack(
         Number of initial directions tried (random for untargeted, target-class examples for targeted), the
         zeroopt direction sampler that draws the untargeted ones (default ``"low-frequency"``; ``"multi-scale"``
         mixes low-frequency bands and the full space; the reference code's: ``"gaussian"``), and how the best
-        one is picked (``"tournament"``: knocked out at shared radii that fall faster after a round nobody
-        lost, only the winner bisected; ``"halving-tournament"``: the radius halves every round;
+        one is picked (``"record"``, the default: each candidate asked once, just below the best distance so
+        far, only the winner bisected; ``"tournament"``: knocked out at shared radii that fall faster after a
+        round nobody lost, only the winner bisected; ``"halving-tournament"``: the radius halves every round;
         ``"bisect-all"``: the reference code's). ``**REFERENCE_START`` gives the reference code's start (100
         Gaussian directions, all bisected).
     n_uniform, race_iterations

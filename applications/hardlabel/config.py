@@ -31,8 +31,10 @@ __all__ = [
 ]
 
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
-# The cheap start (the default): 30 low-frequency candidates knocked out at shared radii, only the winner
-# bisected — about 100 queries instead of the reference code's 300-400 (benchmarks/results/ablation). The
+# The cheap start (the default): 30 low-frequency candidates, each asked once just below the best distance so
+# far (the record search, applications/hardlabel/record.py), only the winner bisected — about 55 queries, where
+# the knock-out tournament ("tournament") took about 90 and the reference code 300-400 (benchmarks/results/
+# ablation/record-start/: per input 7-33% lower at 250 queries on both CNNs, level from 4k). The
 # "multi-scale" mixture (low-frequency bands and the full space) is better on the CIFAR ResNet up to 1k queries
 # but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
 # Neither are uniform candidates (n_uniform, HopSkipJump's start: far better on both CNNs at 250-500 queries, worse
@@ -41,7 +43,7 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # for a share of the budget (race_starts=None, zeroopt.race_plan: better on MNIST at 50k and on GBDT MNIST, worse
 # per input on both CNNs at 8k-20k in the suite — benchmarks/results/ablation/race-starts/).
 CHEAP_START: dict[str, Any] = {
-    "initial_directions": "low-frequency", "initial_selection": "tournament", "n_initial": 30, "n_uniform": 0,
+    "initial_directions": "low-frequency", "initial_selection": "record", "n_initial": 30, "n_uniform": 0,
     "race_iterations": 0, "race_starts": 1,
 }
 # The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
@@ -75,7 +77,7 @@ class AttackConfig:
         The solver's published constants (``"paper"`` or ``"reference"``), asked of the solver registry.
     n_initial, initial_directions, initial_selection, target_examples, target_pool
         The initial search: how many candidate directions, which zeroopt sampler draws the untargeted ones
-        (``"gaussian"`` is the reference code's), how the best is picked (``"tournament"``,
+        (``"gaussian"`` is the reference code's), how the best is picked (``"record"``, ``"tournament"``,
         ``"halving-tournament"`` or the reference code's ``"bisect-all"``), and where targeted starts come from.
         :data:`REFERENCE_START` restores the reference code's start: ``attack(..., **REFERENCE_START)``.
     n_uniform, race_iterations
