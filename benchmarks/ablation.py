@@ -97,6 +97,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (fifteenth session) the record search start (applications/hardlabel/record.py)
     "default + record start": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal",
                                                 "initial_selection": "record"}),
+    "default + record start with 50 candidates": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                               "directions": "orthogonal",
+                                                               "initial_selection": "record", "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),
