@@ -32,8 +32,8 @@ __all__ = [
 
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
 # The cheap start (the default): 30 low-frequency candidates, each asked once just below the best distance so
-# far (the record search, applications/hardlabel/record.py), only the winner bisected — about 55 queries, where
-# the knock-out tournament ("tournament") took about 90 and the reference code 300-400 (benchmarks/results/
+# far (the record search, applications/hardlabel/record.py), only the winner bisected — 52-65 queries, where
+# the knock-out tournament ("tournament") took 82-130 and the reference code 300-400 (benchmarks/results/
 # ablation/record-start/: per input 7-33% lower at 250 queries on both CNNs, level from 4k). The
 # "multi-scale" mixture (low-frequency bands and the full space) is better on the CIFAR ResNet up to 1k queries
 # but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
