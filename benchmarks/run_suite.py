@@ -47,6 +47,7 @@ from benchmarks.attacks.base import Attack
 from benchmarks.attacks.foolbox_peers import BOUNDARY, HOPSKIPJUMP, CarliniWagnerL2, FoolboxDecision
 from benchmarks.attacks.ours import DEFAULT_IMPL, Ours, list_solvers
 from benchmarks.experiments import NAMES, Experiment, Plan, build
+from benchmarks.headline import PLANNED_PEERS  # run on request, once per budget (--max-budget B, a tag each)
 from benchmarks.runner import run_attack
 from benchmarks.store import RunStore
 
@@ -57,8 +58,6 @@ PARTS = {
     "gbdt": ("gbdt-higgs", "gbdt-mnist"),
 }
 PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cw-l2")
-#: Peers that plan their queries from the budget: run on request, once per budget (``--max-budget B``, a tag each).
-PLANNED_PEERS = ("art-geoda",)
 
 
 def _count(minimum: int) -> Any:

@@ -44,26 +44,20 @@ class _Record:
 
 def _question(st: _Record, owner: int, finest: float) -> RaySearch | None:
     """This round's one query for an input (``None``: its search is over)."""
-    while st.phase == "leader" and st.next < len(st.rays) and st.rays[st.next] is None:
+    if st.phase == "refine":
+        if not (st.lo > 0 and st.lo >= finest * st.hi):
+            st.radius = st.shrink * st.hi if st.lo == 0 else math.sqrt(st.lo * st.hi)
+            return RaySearch(owner, st.rays[st.best], st.radius, 0.0, "compare")
+        st.phase, st.next = "challenge", st.next + 1  # bracketed: on to the next candidate
+    while st.next < len(st.rays) and st.rays[st.next] is None:
         st.next += 1  # a zero candidate has no boundary
-    if st.phase == "leader":
-        if st.next >= len(st.rays):
-            st.done = True
-            return None
-        st.radius, k = st.lams[st.next], st.next
-    elif st.phase == "refine":
-        if st.lo > 0 and st.lo >= finest * st.hi:
-            st.phase, st.next = "challenge", st.next + 1
-            return _question(st, owner, finest)
-        st.radius, k = (st.shrink * st.hi if st.lo == 0 else math.sqrt(st.lo * st.hi)), st.best
-    else:  # challenge: is the next candidate adversarial just below the best one's distance?
-        while st.next < len(st.rays) and st.rays[st.next] is None:
-            st.next += 1
-        if st.next >= len(st.rays):
-            st.done = True
-            return None
-        st.radius, k = st.lo, st.next
-    return RaySearch(owner, st.rays[k], st.radius, 0.0, "compare")
+    if st.next >= len(st.rays):
+        st.done = True
+        return None
+    # leader: is the candidate's own far point adversarial? challenge: is it adversarial just below the best
+    # candidate's distance?
+    st.radius = st.lams[st.next] if st.phase == "leader" else st.lo
+    return RaySearch(owner, st.rays[st.next], st.radius, 0.0, "compare")
 
 
 def _answer(st: _Record, search: RaySearch) -> None:

@@ -1,8 +1,8 @@
 """ART (adversarial-robustness-toolbox) decision-based peers: HopSkipJump, SignOPT and GeoDA.
 
-Both attack one input at a time, so the harness runs them with groups of one in the monitor's exact owner
+Each attacks one input at a time, so the harness runs them with groups of one in the monitor's exact owner
 mode. The model is handed to ART as a ``BlackBoxClassifier`` whose predict function is the monitor returning
-one-hot labels, so ART sees hard labels only and every sample it predicts is a counted query. Neither has a
+one-hot labels, so ART sees hard labels only and every sample it predicts is a counted query. None has a
 hard query cap (SignOPT has a soft one), so the monitor stops them at the budget (``BudgetExhausted``); the
 iteration limits below are set high enough that the budget, not the iteration count, is what ends a run.
 """
@@ -186,7 +186,7 @@ class ArtGeoDA:
     queries from ``max_iter`` (set to the budget): a few iterations whose probe counts grow geometrically. What
     a run made for 20k did by 1k is then not what GeoDA does with 1k, so the suite runs it once per budget
     (``run_suite --max-budget B``, one tag per budget) and the headline reads each column from the runs made
-    for it (``headline --peer-at art-geoda:B=TAG``).
+    for it (``headline --planned art-geoda=geoda-{B}``).
     """
 
     name: str = "art-geoda"
