@@ -97,6 +97,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (fifteenth session) the record search start (applications/hardlabel/record.py)
     "default + record start": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal",
                                                 "initial_selection": "record"}),
+    # (sixteenth session) the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
+    "default + pruning": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal",
+                                           "initial_selection": "record", "prune": True}),
     "default + record start with 50 candidates": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                                "directions": "orthogonal",
                                                                "initial_selection": "record", "n_initial": 50}),
@@ -124,6 +127,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 # (the twelfth session ran the suite with two of them as candidate defaults: ablation/suite_tags_direction.md).
 _BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False, "directions": "sphere"}
 for _solver, _options in VARIANTS.values():
+    _options.setdefault("prune", False)  # every row before the sixteenth session ran without pruning
     if _solver == "sign-growing":
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says

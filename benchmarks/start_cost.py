@@ -1,6 +1,6 @@
 """What the attack's initial search costs: queries spent before the first descent step, per selection rule.
 
-Runs the attack with ``max_iter=0`` (no descent step), no restarts and no final re-check, so every query it
+Runs the attack with ``max_iter=0`` (no descent step), no restarts, no pruning and no final re-check, so every query it
 spends is the initial search's (and the one that labels the input), on the first n inputs of each suite
 experiment, batched; reports the median and the 10th / 90th percentiles of the queries per input, and the
 median distance the start reaches.
@@ -41,7 +41,7 @@ def start_cost(experiment: str, selection: str, n: int, seed: int) -> dict[str, 
         opts["target_pool"] = (b.starts.reshape(-1, *b.x0.shape[1:]), np.repeat(target, b.starts.shape[1]))
     res = attack(exp.label_fn, b.x0, b.y0, target=b.target, budget=2000, seed=seed, bounds=b.bounds,
                  n_classes=b.n_classes, initial_selection=selection, max_iter=0, restarts=0, fresh_restarts=False,
-                 verify=0, **opts)
+                 prune=False, verify=0, **opts)
     q = np.asarray(res.queries, dtype=float)
     return {"experiment": experiment, "selection": selection, "inputs": len(q),
             "queries": [float(np.percentile(q, p)) for p in (10, 50, 90)],

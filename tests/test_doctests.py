@@ -10,10 +10,11 @@ import pytest
 
 @pytest.mark.parametrize(
     "name",
-    ["zeroopt.driver", "zeroopt.restarts", "zeroopt.mixture", "zeroopt.estimators", "zeroopt.momentum",
+    ["zeroopt.driver", "zeroopt.restarts", "zeroopt.pruning", "zeroopt.mixture", "zeroopt.estimators",
+     "zeroopt.momentum",
      "applications.hardlabel.attack",
      "applications.hardlabel.bounds", "applications.trees.exact",
-     "applications.trees.thresholds", "applications.figures", "applications.campaign.files"],
+     "applications.trees.thresholds", "applications.figures", "applications.campaign.files", "benchmarks.basins"],
 )
 def test_docstring_examples(name: str) -> None:
     # import_module, not attribute access: the package re-exports a function named like the module.

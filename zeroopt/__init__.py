@@ -69,6 +69,7 @@ from .parts import (
 )
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
+from .pruning import PRUNE_MIN_SHARE, PRUNE_PATIENCE, Polish, prune_blocks, prune_run, pruning
 from .racing import RACE_FRACTION, RACE_ITERATIONS, RACE_MAX_STARTS, RACE_MIN_SHARE, Start, race, race_plan
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
@@ -80,7 +81,7 @@ from .registry import (
     make_solver,
     register_solver,
 )
-from .restarts import EXPLOIT_GAIN, FreshStart, solve_many
+from .restarts import EXPLOIT_GAIN, POLISH_RESERVE, FreshStart, solve_many
 from .solver import ComposedSolver, SolverState
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 
@@ -108,8 +109,10 @@ __all__ = [
     # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
     # restarts: a crawling run converges, a spent basin is left for a fresh start
-    "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart",
+    "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart", "POLISH_RESERVE",
     # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget
     "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "Start", "race",
     "race_plan",
+    # polishing a radial objective's point: take out the coordinates it does not need
+    "PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning",
 ]

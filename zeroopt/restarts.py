@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,14 +19,19 @@ from numpy.typing import NDArray
 from .driver import drive, run_solver
 from .errors import attach_partial_result, partial_result
 from .oracle import OracleGroup
-from .records import OptimizeResult, Status
+from .pruning import Polish
+from .records import IterationRecord, OptimizeResult, Status
 from .solver import ComposedSolver
 
-__all__ = ["EXPLOIT_GAIN", "FreshStart", "solve_many"]
+__all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
 
 #: A run whose second half improved its value by less than this fraction is not restarted from its best point
 #: when a fresh start is available: its basin is spent.
 EXPLOIT_GAIN = 0.01
+
+#: :func:`solve_many`'s queries kept per member for its ``polish``: a pruning pass (:func:`~zeroopt.pruning`)
+#: asks at most one question per block, and its blocks each carry at least 1% of the point's squared norm.
+POLISH_RESERVE = 100
 
 #: ``fresh_start(runs)``: a new start ``(x, f(x), precision of f)`` for each run index, or ``None`` when none
 #: was found. It may query the runs' oracle group (those queries count on the runs' members as any other).
@@ -59,6 +65,8 @@ def solve_many(
     restarts: int = 0,
     fresh_start: FreshStart | None = None,
     exploit_gain: float = EXPLOIT_GAIN,
+    polish: Polish | None = None,
+    polish_reserve: int = POLISH_RESERVE,
 ) -> list[OptimizeResult]:
     """Run ``solver`` from every start in lockstep, restarting runs that converge with budget left.
 
@@ -88,6 +96,11 @@ def solve_many(
         every restart is from the best point found.
     exploit_gain
         See ``fresh_start``.
+    polish, polish_reserve
+        A run that may improve each start's best point at the end — e.g. :func:`~zeroopt.pruning`, which takes
+        out the coordinates a radial objective's point does not need — and the queries of each member kept for
+        it: runs stop where only ``polish_reserve`` is left, the polish runs from every start's best, and what
+        it leaves goes to one more run from the best point. ``None``: no polish, no reserve.
 
     Returns
     -------
@@ -111,14 +124,32 @@ def solve_many(
     if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
         raise ValueError("starts, rngs, members and f0 must have one entry per run")
     begun = [math.inf if f0 is None else float(f0[k]) for k in range(len(starts))]  # each run's start value
+    reserve = polish_reserve if polish is not None else 0
+    # Every run stops where only the polish's reserve is left of its member's budget.
+    until = [group.queries(m) + group.remaining(m) - reserve for m in members]
+
+    def held(k: int) -> tuple[Callable[[IterationRecord], bool], ...]:
+        if not reserve:
+            return ()
+        last = [math.inf]  # the member's queries at the previous iteration's end
+
+        def stop(record: IterationRecord) -> bool:  # stop before an iteration as costly as the last overruns
+            cost = max(record.queries - last[0], 0)
+            last[0] = record.queries
+            return record.queries + cost >= until[k]
+
+        return (stop,)
+
     runs = [
-        run_solver(solver, x, rng=rngs[k], f0=None if f0 is None else f0[k], f0_eps=f0_eps, max_iter=max_iter)
+        run_solver(solver, x, rng=rngs[k], f0=None if f0 is None else f0[k], f0_eps=f0_eps, max_iter=max_iter,
+                   callbacks=held(k))
         for k, x in enumerate(starts)
     ]
     results = drive(runs, group, members=members) if runs else []
     best = list(results)
     for _ in range(restarts):
-        again = [k for k, r in enumerate(results) if r.status is Status.CONVERGED and group.remaining(members[k]) > 0]
+        again = [k for k, r in enumerate(results)
+                 if r.status is Status.CONVERGED and group.remaining(members[k]) > reserve]
         if not again:
             break
         new: dict[int, tuple[NDArray[np.float64], float, float]] = {}
@@ -135,8 +166,9 @@ def solve_many(
         for k in again:  # the leader, or a run no fresh start was found for: again from the best point
             if k not in new:
                 new[k] = (np.asarray(best[k].x).ravel(), best[k].fun, best[k].fun_eps)
-        again = [k for k in again if group.remaining(members[k]) > 0]  # a fresh search may have spent the rest
-        reruns = [run_solver(solver, new[k][0], rng=rngs[k], f0=new[k][1], f0_eps=new[k][2], max_iter=max_iter)
+        again = [k for k in again if group.remaining(members[k]) > reserve]  # a fresh search may have spent it
+        reruns = [run_solver(solver, new[k][0], rng=rngs[k], f0=new[k][1], f0_eps=new[k][2], max_iter=max_iter,
+                             callbacks=held(k))
                   for k in again]
         try:
             rerun_results = drive(reruns, group, members=[members[k] for k in again]) if reruns else []
@@ -153,4 +185,43 @@ def solve_many(
             results[k], begun[k] = r, new[k][1]
             if r.fun <= best[k].fun:  # a tie goes to the later run, whose queries include the earlier ones'
                 best[k] = r
+    if polish is not None:
+        _polish(polish, solver, results, best, group, members, rngs, max_iter)
     return best
+
+
+def _polish(
+    polish: Polish, solver: ComposedSolver, results: list[OptimizeResult], best: list[OptimizeResult],
+    group: OracleGroup, members: list[int], rngs: Sequence[np.random.Generator], max_iter: int | None,
+) -> None:
+    """Polish every start's best point with the reserve, then spend what is left from the best, in place."""
+    for stage in ("polish", "continue"):
+        todo = [k for k in range(len(best)) if group.remaining(members[k]) > 0]
+        if not todo:
+            return
+        if stage == "polish":
+            runs = [polish(np.asarray(best[k].x, dtype=float).ravel(), best[k].fun, best[k].fun_eps) for k in todo]
+        else:
+            runs = [run_solver(solver, np.asarray(best[k].x, dtype=float).ravel(), rng=rngs[k], f0=best[k].fun,
+                               f0_eps=best[k].fun_eps, max_iter=max_iter) for k in todo]
+        try:
+            finished = drive(runs, group, members=[members[k] for k in todo])
+        except BaseException as err:
+            partial = partial_result(err)
+            if isinstance(partial, list) and len(partial) == len(todo):
+                _adopt(todo, partial, results, best)
+            raised = attach_partial_result(err, list(best))
+            if raised is err:
+                raise
+            raise raised from err
+        _adopt(todo, finished, results, best)
+
+
+def _adopt(todo: list[int], found: Sequence[OptimizeResult | None], results: list[OptimizeResult],
+           best: list[OptimizeResult]) -> None:
+    """Keep each better point, with its start's history (a polish has none of its own)."""
+    for k, p in zip(todo, found, strict=True):
+        if p is not None and p.fun < best[k].fun:
+            best[k] = results[k] = replace(best[k], x=p.x, fun=p.fun, fun_eps=p.fun_eps,
+                                           queries=max(best[k].queries, p.queries),
+                                           history=best[k].history + p.history, status=p.status)

@@ -47,10 +47,10 @@ CHEAP_START: dict[str, Any] = {
     "race_iterations": 0, "race_starts": 1,
 }
 # The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
-# one bisected, and Algorithm 1's fixed widening ratio.
+# one bisected, Algorithm 1's fixed widening ratio, and no pruning at the end.
 REFERENCE_START: dict[str, Any] = {
     "initial_directions": "gaussian", "initial_selection": "bisect-all", "n_initial": N_INITIAL_DIRECTIONS,
-    "local_growth": PAPER_LOCAL_GROWTH, "n_uniform": 0, "race_iterations": 0, "race_starts": 1,
+    "local_growth": PAPER_LOCAL_GROWTH, "n_uniform": 0, "race_iterations": 0, "race_starts": 1, "prune": False,
 }
 #: The attack's default solver: the best composition in benchmarks/results/ablation ("rgf" is the paper's).
 DEFAULT_SOLVER = "sign-growing"
@@ -58,6 +58,10 @@ DEFAULT_SOLVER = "sign-growing"
 # CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
 CPU_MODEL_BATCH = 256
 GPU_MODEL_BATCH = 4096
+# Prune each input's best perturbation before the budget ends (zeroopt.pruning): the coordinates the boundary does
+# not need go back to x0's, one query per block of them (smallest first, each block 1% of the squared norm); on a
+# smooth model the first refusals end the pass (8 queries) and the rest of the reserve goes back to the descent.
+PRUNE = False
 MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
 VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
 
@@ -97,6 +101,9 @@ class AttackConfig:
         The solver runs: a run that converged with budget left restarts (at most ``restarts`` times) from its
         best point while that pays, and — with ``fresh_restarts`` — from a new initial search once it does
         not (:func:`zeroopt.solve_many`): another basin of g, often another adversarial class.
+    prune
+        Whether the runs stop 100 queries before the budget (``zeroopt.POLISH_RESERVE``) to prune each input's
+        best perturbation (:func:`zeroopt.pruning`), then spend what the pruning left from the best point.
     verify
         The final check.
     """
@@ -118,6 +125,7 @@ class AttackConfig:
     verify: int = VERIFY_QUERIES
     restarts: int = MAX_RESTARTS
     fresh_restarts: bool = True
+    prune: bool = PRUNE
     batch_size: int | str | None = "auto"
 
     @classmethod
@@ -140,8 +148,9 @@ class AttackConfig:
             raise ValueError(f"race_starts must be a positive integer or None (sized by the budget), got {k!r}")
         if not _is_real(self.race_fraction) or not 0 < self.race_fraction < 1:
             raise ValueError(f"race_fraction must be a number in (0, 1), got {self.race_fraction!r}")
-        if not isinstance(self.fresh_restarts, (bool, np.bool_)):
-            raise ValueError(f"fresh_restarts must be True or False, got {self.fresh_restarts!r}")
+        for name in ("fresh_restarts", "prune"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         b = self.batch_size
         if b != "auto" and b is not None and (isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b <= 0):
             raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {b!r}")

@@ -1,0 +1,120 @@
+"""Pruning a radial objective's point (``zeroopt.pruning``) and ``solve_many``'s polish with its reserve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import zeroopt
+from zeroopt import prune_blocks, prune_run, pruning
+
+DIM = 12
+NEEDED = 3  # the objectives below depend on the first three coordinates only
+
+
+def axis_distance(theta: np.ndarray) -> float:
+    """Distance from 0 along θ to the set {x : x_0 + x_1 + x_2 >= 1} (a radial objective, finite where reachable)."""
+    t = np.asarray(theta, dtype=float)
+    t = t / np.linalg.norm(t)
+    along = float(np.sum(t[:NEEDED]))
+    return 1.0 / along if along > 1e-9 else 1e6
+
+
+def ball_distance(theta: np.ndarray) -> float:
+    """Distance from 0 along θ to the outside of the unit ball: 1 along every direction (every coordinate counts)."""
+    return 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, DIM, elements=st.floats(-10, 10, allow_nan=False)),
+       st.floats(0.001, 1.0, allow_nan=False))
+def test_blocks_cover_the_non_zero_coordinates_once_smallest_first(point: np.ndarray, share: float) -> None:
+    blocks = prune_blocks(point, share)
+    flat = np.concatenate(blocks) if blocks else np.array([], dtype=int)
+    assert sorted(flat.tolist()) == np.flatnonzero(point).tolist()
+    assert np.all(np.diff(np.abs(point[flat])) >= 0)  # ascending size
+    total = float(np.sum(point**2))
+    for block in blocks[:-1]:
+        assert np.sum(point[block] ** 2) >= share * total * (1 - 1e-12)
+
+
+def _run(objective, x: np.ndarray, fx: float, budget: int, **kw) -> tuple[zeroopt.OptimizeResult, int]:
+    oracle = zeroopt.as_oracle(objective, (DIM,), budget=budget)
+    (result,) = zeroopt.drive([prune_run(x, fx, 0.0, **kw)], zeroopt.IndependentGroup([oracle]))
+    return result, oracle.queries
+
+
+def test_a_pass_takes_out_what_the_objective_does_not_need() -> None:
+    rng = np.random.default_rng(0)
+    theta = np.concatenate([np.full(NEEDED, 1.0), 0.3 * rng.standard_normal(DIM - NEEDED)])
+    fx = 1.01 * axis_distance(theta)  # just beyond the boundary, as a boundary search leaves a point
+    result, spent = _run(axis_distance, theta, fx, budget=200)
+    point = result.fun * result.x
+    assert np.allclose(point[NEEDED:], 0.0)  # every free coordinate is gone
+    assert np.sum(point[:NEEDED]) >= 1.0 - 1e-9  # and the point still reaches the set
+    assert result.fun < fx and result.fun >= axis_distance(result.x) and spent == result.queries
+
+
+def test_a_pass_on_an_objective_that_needs_every_coordinate_costs_patience_queries() -> None:
+    theta = np.random.default_rng(1).standard_normal(DIM)
+    result, spent = _run(ball_distance, theta, 1.0, budget=200, patience=5)
+    assert spent == 5 and result.fun == 1.0
+    np.testing.assert_allclose(result.x, theta / np.linalg.norm(theta))
+
+
+def test_a_pass_stops_at_the_budget_and_keeps_what_it_took_out() -> None:
+    theta = np.concatenate([np.full(NEEDED, 1.0), np.full(DIM - NEEDED, 0.2)])
+    result, spent = _run(axis_distance, theta, 1.01 * axis_distance(theta), budget=2, min_share=0.001)
+    assert spent == 2 and result.status is zeroopt.Status.BUDGET
+    assert result.fun < 1.01 * axis_distance(theta)  # the first (accepted) block stays out
+
+
+@pytest.mark.parametrize("bad", [{"patience": 0}, {"patience": True}, {"min_share": 0.0}, {"min_share": 2.0}])
+def test_bad_pruning_arguments_are_refused(bad: dict) -> None:
+    with pytest.raises(ValueError):
+        list(prune_run(np.ones(DIM), 1.0, **bad)) if "patience" in bad else pruning(**bad)
+
+
+def test_solve_many_keeps_a_reserve_for_the_polish_and_spends_the_rest() -> None:
+    ctx = zeroopt.SolverContext(dim=DIM, unit_sphere=True, radial=True)
+    solver = zeroopt.make_solver("sign-growing", ctx)
+    x0 = np.concatenate([np.full(NEEDED, 1.0), 0.5 * np.random.default_rng(2).standard_normal(DIM - NEEDED)])
+    x0 /= np.linalg.norm(x0)
+    out = {}
+    for polish in (None, pruning()):
+        oracle = zeroopt.as_oracle(axis_distance, (DIM,), budget=600)
+        (res,) = zeroopt.solve_many(solver, [x0], zeroopt.IndependentGroup([oracle]),
+                                    rngs=[np.random.default_rng(3)], f0=[axis_distance(x0)], polish=polish)
+        assert oracle.queries <= 600 and res.queries <= 600
+        out[polish is None] = res.fun
+    # the optimum is 1/√3 (the set's nearest point); the polish takes out what the descent left in the free
+    # coordinates, and the descent without it does not get as close in the same budget
+    assert 1 / np.sqrt(NEEDED) - 1e-9 <= out[False] < out[True]
+
+
+def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> None:
+    from applications.hardlabel import attack
+
+    def model(x: np.ndarray) -> np.ndarray:  # a two-split "tree": class 1 where x_0 > 0.7 and x_1 > 0.6
+        z = x.reshape(len(x), -1)
+        return ((z[:, 0] > 0.7) & (z[:, 1] > 0.6)).astype(np.int64)
+
+    x = np.full((2, 256), 0.5)
+    kw = {"budget": 1500, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0)}
+    plain = attack(model, x, np.zeros(2, dtype=np.int64), prune=False, **kw)
+    pruned = attack(model, x, np.zeros(2, dtype=np.int64), prune=True, **kw)
+    assert pruned.success.all() and np.all(pruned.queries <= 1500)
+    assert np.all(pruned.distortion < plain.distortion)
+    optimum = np.hypot(0.2, 0.1)  # x_0 to 0.7 and x_1 to 0.6, nothing else
+    for res, most in ((plain, None), (pruned, 0.1)):
+        free = np.sum((res.x_adv.reshape(2, -1)[:, 2:] - 0.5) ** 2, axis=1) / res.distortion**2
+        # the descent leaves a fifth or more of the squared distance in features the model never reads; the
+        # pruning takes nearly all of it out
+        assert np.all(free > 0.2) if most is None else np.all(free < most)
+    assert np.all(pruned.distortion >= optimum - 1e-6) and np.all(pruned.distortion < 1.05 * optimum)
+    assert np.all(plain.distortion > 1.1 * optimum)
+    with pytest.raises(ValueError, match="prune"):
+        attack(model, x, np.zeros(2, dtype=np.int64), prune="yes", **kw)
