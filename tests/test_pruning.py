@@ -23,6 +23,21 @@ def axis_distance(theta: np.ndarray) -> float:
     return 1.0 / along if along > 1e-9 else 1e6
 
 
+class LabelledRadius(zeroopt.Oracle):
+    """:func:`axis_distance` as a boundary search reports it — the end of its bracket that reaches the set, a
+    relative 1e-6 beyond the boundary — and a comparison as a label query: is the point at that radius in the set."""
+
+    def _values(self, points: np.ndarray, eps: float | None) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([axis_distance(p) for p in points]) * (1 + 1e-6), np.full(len(points), 1e-6)
+
+    def compare(self, request: zeroopt.Compare) -> zeroopt.Comparison:
+        k = self.ledger.affordable(len(request.points))
+        self.ledger.charge(k)
+        below = np.array([axis_distance(p) <= level for p, level in zip(request.points[:k], request.levels[:k])])
+        return zeroopt.Comparison(below=below.astype(bool), queries=self.ledger.spent,
+                                  exhausted=k < len(request.points))
+
+
 def ball_distance(theta: np.ndarray) -> float:
     """Distance from 0 along θ to the outside of the unit ball: 1 along every direction (every coordinate counts)."""
     return 1.0
@@ -78,17 +93,20 @@ def test_bad_pruning_arguments_are_refused(bad: dict) -> None:
         list(prune_run(np.ones(DIM), 1.0, **bad)) if "patience" in bad else pruning(**bad)
 
 
-def test_solve_many_keeps_a_reserve_for_the_polish_and_spends_the_rest() -> None:
-    ctx = zeroopt.SolverContext(dim=DIM, unit_sphere=True, radial=True)
+@pytest.mark.parametrize("budget", [200, 400])
+def test_solve_many_polishes_once_near_the_end_and_goes_on_from_there(budget: int) -> None:
+    dim = 64
+    ctx = zeroopt.SolverContext(dim=dim, unit_sphere=True, radial=True)
     solver = zeroopt.make_solver("sign-growing", ctx)
-    x0 = np.concatenate([np.full(NEEDED, 1.0), 0.5 * np.random.default_rng(2).standard_normal(DIM - NEEDED)])
+    x0 = np.concatenate([np.full(NEEDED, 1.0), 0.5 * np.random.default_rng(2).standard_normal(dim - NEEDED)])
     x0 /= np.linalg.norm(x0)
     out = {}
     for polish in (None, pruning()):
-        oracle = zeroopt.as_oracle(axis_distance, (DIM,), budget=600)
+        oracle = LabelledRadius(budget=budget)
         (res,) = zeroopt.solve_many(solver, [x0], zeroopt.IndependentGroup([oracle]),
                                     rngs=[np.random.default_rng(3)], f0=[axis_distance(x0)], polish=polish)
-        assert oracle.queries <= 600 and res.queries <= 600
+        assert oracle.queries == budget and res.queries <= budget  # the run went on after the polish
+        assert ("polished" in res.flags) == (polish is not None)
         out[polish is None] = res.fun
     # the optimum is 1/√3 (the set's nearest point); the polish takes out what the descent left in the free
     # coordinates, and the descent without it does not get as close in the same budget

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,8 @@ def run_solver(
     callbacks: Sequence[Callback] = (),
     gradient: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
     shape: tuple[int, ...] | None = None,
+    polish: Callable[[NDArray[np.float64], float, float], RunGenerator] | None = None,
+    polish_at: float = math.inf,
 ) -> RunGenerator:
     """Generator for one run of ``solver`` from ``x0`` (flat). Yields requests, returns the result.
 
@@ -67,6 +70,7 @@ def run_solver(
     best_x, best_f, best_eps = x0, math.inf, 0.0
     state: SolverState | None = None
     waiting: Request | None = None  # the request the run is waiting on, for an aborting answer's values
+    own_flags: list[str] = []
 
     def observe(req: Request, resp: Response) -> None:
         nonlocal best_x, best_f, best_eps, queries
@@ -78,7 +82,7 @@ def run_solver(
                 best_x, best_f, best_eps = req.points[i], float(values[i]), float(eps[i])
 
     def finish(status: Status, x_last: NDArray[np.float64] | None, iterations: int) -> OptimizeResult:
-        flags = [f for cb in callbacks for f in getattr(cb, "flags", [])]
+        flags = [*own_flags, *(f for cb in callbacks for f in getattr(cb, "flags", []))]
         return OptimizeResult(
             x=np.array(best_x).reshape(shape),
             fun=best_f,
@@ -146,6 +150,30 @@ def run_solver(
                 true_grad_norm=None if gradient is None else float(np.linalg.norm(gradient(state.x.reshape(shape)))),
             )
             history.append(record)
+            if polish is not None and not own_flags and 2 * queries - queries_before >= polish_at:
+                own_flags.append("polished")
+                sub = polish(np.asarray(best_x, dtype=float).ravel(), best_f, best_eps)
+                polished: OptimizeResult | None = None
+                try:
+                    req = next(sub)
+                    while True:
+                        waiting = req
+                        resp = yield req
+                        waiting = None
+                        observe(req, resp)
+                        req = sub.send(resp)  # an exhausted answer too: the polish returns what it kept
+                        if resp.exhausted:  # ... and one that asks again after it is stopped there
+                            sub.close()
+                            return finish(Status.BUDGET, state.x, state.iteration)
+                except StopIteration as done:
+                    polished = done.value
+                assert polished is not None
+                if polished.fun < best_f:
+                    best_x = np.asarray(polished.x, dtype=float).ravel()
+                    best_f, best_eps = float(polished.fun), float(polished.fun_eps)
+                    state = replace(state, x=best_x, fx=best_f, fx_eps=best_eps)
+                if polished.status is Status.BUDGET:
+                    return finish(Status.BUDGET, state.x, state.iteration)
             stop = False
             for cb in callbacks:
                 stop = bool(cb(record)) or stop

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .driver import RunGenerator
-from .oracle import Compare, Comparison
+from .oracle import Compare, Comparison, Evaluate, Evaluation
 from .records import OptimizeResult, Status
 
 __all__ = ["PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning"]
@@ -84,9 +84,10 @@ def prune_run(
 
     Each block of :func:`prune_blocks` is taken out of the point when the comparison says the shorter point
     still reaches the set (f along its direction below its length); the pass ends after ``patience``
-    consecutive refusals, at the last block, or when the budget runs out. Returns the direction and length of
-    the pruned point (``fun`` is its length: an upper bound of f there, with the precision ``fx_eps`` it came
-    with) — the point it was given when nothing could be taken out.
+    consecutive refusals, at the last block, or when the budget runs out. When something was taken out, f is
+    then evaluated along the pruned direction (to ``fx_eps``, searched down from the pruned length, which
+    reaches the set). Returns that direction and value — the point it was given when nothing could be taken
+    out.
     """
     if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
         raise ValueError(f"patience must be a positive integer, got {patience!r}")
@@ -115,8 +116,22 @@ def prune_run(
             refused += 1
             if refused >= patience:
                 break
-    return OptimizeResult(x=point / length, fun=length, fun_eps=fx_eps, queries=queries, iterations=trials,
-                          status=status, message=f"pruned {fx:.6g} -> {length:.6g} in {trials} comparisons",
+    value, value_eps = length, fx_eps
+    if length < fx and status is not Status.BUDGET:
+        # The pruned point's length only bounds f along its direction: a descent that goes on from it needs the
+        # value itself (the semicircular step, for one, takes it as the circle's diameter). Searched downward
+        # from the length, which is known to reach the set.
+        resp = yield Evaluate(points=(point / length)[None, :], eps=fx_eps or None, hints=np.array([length]),
+                              upper=np.array([length]))
+        assert isinstance(resp, Evaluation)
+        queries = resp.queries
+        if len(resp.values):
+            if resp.values[0] < length:
+                value, value_eps = float(resp.values[0]), float(resp.eps[0])
+        else:
+            status = Status.BUDGET
+    return OptimizeResult(x=point / length, fun=value, fun_eps=value_eps, queries=queries, iterations=trials,
+                          status=status, message=f"pruned {fx:.6g} -> {value:.6g} in {trials} comparisons",
                           solver="prune")
 
 
@@ -132,8 +147,8 @@ def pruning(min_share: float = PRUNE_MIN_SHARE, patience: int = PRUNE_PATIENCE) 
     >>> group = IndependentGroup([as_oracle(g, (3,), budget=50)])
     >>> # a point at length 1.6 along (1, 1, 0.5)/1.5, inside the half-space (g there is 1.35)
     >>> (r,) = drive([pruning()(np.array([1.0, 1.0, 0.5]), 1.6, 0.0)], group)
-    >>> round(r.fun, 4), r.x.tolist()
-    (1.0667, [1.0, 0.0, 0.0])
+    >>> round(r.fun, 4), r.x.tolist()  # then evaluated along the pruned direction
+    (0.9, [1.0, 0.0, 0.0])
     """
     if not 0 < min_share <= 1:
         raise ValueError(f"min_share must be in (0, 1], got {min_share!r}")

@@ -12,15 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .driver import drive, run_solver
+from .driver import RunGenerator, drive, run_solver
 from .errors import attach_partial_result, partial_result
 from .oracle import OracleGroup
 from .pruning import Polish
-from .records import IterationRecord, OptimizeResult, Status
+from .records import OptimizeResult, Status
 from .solver import ComposedSolver
 
 __all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
@@ -29,8 +30,9 @@ __all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
 #: when a fresh start is available: its basin is spent.
 EXPLOIT_GAIN = 0.01
 
-#: :func:`solve_many`'s queries kept per member for its ``polish``: a pruning pass (:func:`~zeroopt.pruning`)
-#: asks at most one question per block, and its blocks each carry at least 1% of the point's squared norm.
+#: Where :func:`solve_many` polishes: this many queries before a member's budget ends. A pruning pass
+#: (:func:`~zeroopt.pruning`) asks at most one question per block, and its blocks each carry at least 1% of the
+#: point's squared norm.
 POLISH_RESERVE = 100
 
 #: ``fresh_start(runs)``: a new start ``(x, f(x), precision of f)`` for each run index, or ``None`` when none
@@ -97,10 +99,11 @@ def solve_many(
     exploit_gain
         See ``fresh_start``.
     polish, polish_reserve
-        A run that may improve each start's best point at the end — e.g. :func:`~zeroopt.pruning`, which takes
-        out the coordinates a radial objective's point does not need — and the queries of each member kept for
-        it: runs stop where only ``polish_reserve`` is left, the polish runs from every start's best, and what
-        it leaves goes to one more run from the best point. ``None``: no polish, no reserve.
+        A run that may improve each start's best point once, near the end of its member's budget — e.g.
+        :func:`~zeroopt.pruning`, which takes out the coordinates a radial objective's point does not need:
+        the run going on when only ``polish_reserve`` queries are left polishes its best point and goes on
+        from the result with its state as it was (:func:`~zeroopt.run_solver`); a start whose runs ended before
+        that (converged, restarts spent) is polished at the end. ``None``: no polish.
 
     Returns
     -------
@@ -124,32 +127,37 @@ def solve_many(
     if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
         raise ValueError("starts, rngs, members and f0 must have one entry per run")
     begun = [math.inf if f0 is None else float(f0[k]) for k in range(len(starts))]  # each run's start value
-    reserve = polish_reserve if polish is not None else 0
-    # Every run stops where only the polish's reserve is left of its member's budget.
-    until = [group.queries(m) + group.remaining(m) - reserve for m in members]
+    # Each member's polish happens once, where only the reserve is left of its budget, inside whichever run
+    # is going then (zeroopt.run_solver(polish=, polish_at=)), from the member's best point so far: a fresh
+    # start's run may be going then, in a worse basin than an earlier run's.
+    polish_at = [group.queries(m) + group.remaining(m) - polish_reserve for m in members]
+    polished: set[int] = set()
+    leader: list[OptimizeResult | None] = [None] * len(starts)
 
-    def held(k: int) -> tuple[Callable[[IterationRecord], bool], ...]:
-        if not reserve:
-            return ()
-        last = [math.inf]  # the member's queries at the previous iteration's end
+    def hook(k: int) -> dict[str, Any]:
+        if polish is None or k in polished:
+            return {}
+        assert polish is not None
 
-        def stop(record: IterationRecord) -> bool:  # stop before an iteration as costly as the last overruns
-            cost = max(record.queries - last[0], 0)
-            last[0] = record.queries
-            return record.queries + cost >= until[k]
+        def from_best(x: NDArray[np.float64], fx: float, fx_eps: float) -> RunGenerator:
+            lead = leader[k]
+            if lead is not None and lead.fun < fx:
+                x, fx, fx_eps = np.asarray(lead.x, dtype=float).ravel(), lead.fun, lead.fun_eps
+            return polish(x, fx, fx_eps)
 
-        return (stop,)
+        return {"polish": from_best, "polish_at": polish_at[k]}
 
     runs = [
         run_solver(solver, x, rng=rngs[k], f0=None if f0 is None else f0[k], f0_eps=f0_eps, max_iter=max_iter,
-                   callbacks=held(k))
+                   **hook(k))
         for k, x in enumerate(starts)
     ]
     results = drive(runs, group, members=members) if runs else []
+    polished |= {k for k, r in enumerate(results) if "polished" in r.flags}
     best = list(results)
+    leader[:] = best
     for _ in range(restarts):
-        again = [k for k, r in enumerate(results)
-                 if r.status is Status.CONVERGED and group.remaining(members[k]) > reserve]
+        again = [k for k, r in enumerate(results) if r.status is Status.CONVERGED and group.remaining(members[k]) > 0]
         if not again:
             break
         new: dict[int, tuple[NDArray[np.float64], float, float]] = {}
@@ -166,9 +174,9 @@ def solve_many(
         for k in again:  # the leader, or a run no fresh start was found for: again from the best point
             if k not in new:
                 new[k] = (np.asarray(best[k].x).ravel(), best[k].fun, best[k].fun_eps)
-        again = [k for k in again if group.remaining(members[k]) > reserve]  # a fresh search may have spent it
+        again = [k for k in again if group.remaining(members[k]) > 0]  # a fresh search may have spent the rest
         reruns = [run_solver(solver, new[k][0], rng=rngs[k], f0=new[k][1], f0_eps=new[k][2], max_iter=max_iter,
-                             callbacks=held(k))
+                             **hook(k))
                   for k in again]
         try:
             rerun_results = drive(reruns, group, members=[members[k] for k in again]) if reruns else []
@@ -181,40 +189,37 @@ def solve_many(
                         best[k] = r
                 attach_partial_result(err, list(best))
             raise
+        polished |= {k for k, r in zip(again, rerun_results, strict=True) if "polished" in r.flags}
         for k, r in zip(again, rerun_results, strict=True):
             results[k], begun[k] = r, new[k][1]
             if r.fun <= best[k].fun:  # a tie goes to the later run, whose queries include the earlier ones'
                 best[k] = r
-    if polish is not None:
-        _polish(polish, solver, results, best, group, members, rngs, max_iter)
+        leader[:] = best
+    if polish is not None:  # runs that ended with budget left before their polish: polish their best now
+        _polish(polish, [k for k in range(len(best)) if k not in polished], results, best, group, members)
     return best
 
 
 def _polish(
-    polish: Polish, solver: ComposedSolver, results: list[OptimizeResult], best: list[OptimizeResult],
-    group: OracleGroup, members: list[int], rngs: Sequence[np.random.Generator], max_iter: int | None,
+    polish: Polish, todo: list[int], results: list[OptimizeResult], best: list[OptimizeResult],
+    group: OracleGroup, members: list[int],
 ) -> None:
-    """Polish every start's best point with the reserve, then spend what is left from the best, in place."""
-    for stage in ("polish", "continue"):
-        todo = [k for k in range(len(best)) if group.remaining(members[k]) > 0]
-        if not todo:
-            return
-        if stage == "polish":
-            runs = [polish(np.asarray(best[k].x, dtype=float).ravel(), best[k].fun, best[k].fun_eps) for k in todo]
-        else:
-            runs = [run_solver(solver, np.asarray(best[k].x, dtype=float).ravel(), rng=rngs[k], f0=best[k].fun,
-                               f0_eps=best[k].fun_eps, max_iter=max_iter) for k in todo]
-        try:
-            finished = drive(runs, group, members=[members[k] for k in todo])
-        except BaseException as err:
-            partial = partial_result(err)
-            if isinstance(partial, list) and len(partial) == len(todo):
-                _adopt(todo, partial, results, best)
-            raised = attach_partial_result(err, list(best))
-            if raised is err:
-                raise
-            raise raised from err
-        _adopt(todo, finished, results, best)
+    """Polish the best point of each run in ``todo`` whose member has budget left, in place."""
+    todo = [k for k in todo if group.remaining(members[k]) > 0]
+    if not todo:
+        return
+    runs = [polish(np.asarray(best[k].x, dtype=float).ravel(), best[k].fun, best[k].fun_eps) for k in todo]
+    try:
+        finished = drive(runs, group, members=[members[k] for k in todo])
+    except BaseException as err:
+        partial = partial_result(err)
+        if isinstance(partial, list) and len(partial) == len(todo):
+            _adopt(todo, partial, results, best)
+        raised = attach_partial_result(err, list(best))
+        if raised is err:
+            raise
+        raise raised from err
+    _adopt(todo, finished, results, best)
 
 
 def _adopt(todo: list[int], found: Sequence[OptimizeResult | None], results: list[OptimizeResult],
