@@ -30,10 +30,11 @@ __all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
 #: when a fresh start is available: its basin is spent.
 EXPLOIT_GAIN = 0.01
 
-#: Where :func:`solve_many` polishes: this many queries before a member's budget ends. A pruning pass
-#: (:func:`~zeroopt.pruning`) asks at most one question per block, and its blocks each carry at least 1% of the
-#: point's squared norm.
-POLISH_RESERVE = 100
+#: Where :func:`solve_many` polishes: once an iteration as costly as the last would end past this many queries
+#: before a member's budget ends. 0: in the queries the last iteration could not complete anyway, so that where the
+#: polish finds nothing to improve (a pruning pass refused at once, :func:`~zeroopt.pruning`) the run is as it
+#: would have been.
+POLISH_RESERVE = 0
 
 #: ``fresh_start(runs)``: a new start ``(x, f(x), precision of f)`` for each run index, or ``None`` when none
 #: was found. It may query the runs' oracle group (those queries count on the runs' members as any other).
@@ -99,11 +100,12 @@ def solve_many(
     exploit_gain
         See ``fresh_start``.
     polish, polish_reserve
-        A run that may improve each start's best point once, near the end of its member's budget — e.g.
+        A run that may improve each start's best point once, at the end of its member's budget — e.g.
         :func:`~zeroopt.pruning`, which takes out the coordinates a radial objective's point does not need:
-        the run going on when only ``polish_reserve`` queries are left polishes its best point and goes on
-        from the result with its state as it was (:func:`~zeroopt.run_solver`); a start whose runs ended before
-        that (converged, restarts spent) is polished at the end. ``None``: no polish.
+        the run going on when an iteration as costly as its last would end past ``polish_reserve`` queries
+        before the budget (default 0: it could not complete) polishes the member's best point and goes on from
+        the result with its state as it was (:func:`~zeroopt.run_solver`); a start whose runs ended before that
+        (converged, restarts spent) is polished at the end. ``None``: no polish.
 
     Returns
     -------

@@ -139,11 +139,12 @@ def attack(
         last run there still gained; once it did not (the basin is spent), from a new initial search when
         ``fresh_restarts`` (default), whose basin may be another class's (:func:`zeroopt.solve_many`).
     prune
-        Stop the runs 100 queries before the budget (``zeroopt.POLISH_RESERVE``) and take out of each input's
-        best perturbation the coordinates the boundary does not need (:func:`zeroopt.pruning`: the smallest
-        first, in blocks of 1% of its squared norm, one query per block; a pass ends after 8 refusals in a
-        row), then spend what is left from the best point: the perturbation's coordinates a tree ensemble
-        never splits on go back to x0's; on a CNN the pass is refused at once. ``REFERENCE_START`` turns it off.
+        Spend the queries the last iteration could not complete on taking out of each input's best
+        perturbation the coordinates the boundary does not need (:func:`zeroopt.pruning` as the polish of
+        :func:`zeroopt.solve_many`: the smallest first, in blocks of 1% of its squared norm, one query per
+        block; a pass ends after 8 refusals in a row), and go on from the pruned point: the coordinates a
+        tree ensemble never splits on go back to x0's; on a CNN the pass is refused at once.
+        ``REFERENCE_START`` turns it off.
     verify
         Queries per input reserved (inside the budget) for a final re-check: slightly safer versions of the
         best point (perturbation scaled by 1.001, 1.002, ...) are labelled again, each alone in its own model

@@ -58,9 +58,9 @@ DEFAULT_SOLVER = "sign-growing"
 # CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
 CPU_MODEL_BATCH = 256
 GPU_MODEL_BATCH = 4096
-# Prune each input's best perturbation before the budget ends (zeroopt.pruning): the coordinates the boundary does
-# not need go back to x0's, one query per block of them (smallest first, each block 1% of the squared norm); on a
-# smooth model the first refusals end the pass (8 queries) and the rest of the reserve goes back to the descent.
+# Prune each input's best perturbation at the end of its budget (zeroopt.pruning), in the queries the last iteration
+# could not complete: the coordinates the boundary does not need go back to x0's, one query per block of them
+# (smallest first, each block 1% of the squared norm); on a smooth model the first refusals end the pass.
 PRUNE = False
 MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
 VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
@@ -102,8 +102,8 @@ class AttackConfig:
         best point while that pays, and — with ``fresh_restarts`` — from a new initial search once it does
         not (:func:`zeroopt.solve_many`): another basin of g, often another adversarial class.
     prune
-        Whether the runs stop 100 queries before the budget (``zeroopt.POLISH_RESERVE``) to prune each input's
-        best perturbation (:func:`zeroopt.pruning`), then spend what the pruning left from the best point.
+        Whether the queries the last iteration could not complete prune each input's best perturbation
+        (:func:`zeroopt.pruning`, the polish of :func:`zeroopt.solve_many`).
     verify
         The final check.
     """
