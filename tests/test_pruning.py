@@ -94,7 +94,7 @@ def test_bad_pruning_arguments_are_refused(bad: dict) -> None:
         list(prune_run(np.ones(DIM), 1.0, **bad)) if "patience" in bad else pruning(**bad)
 
 
-@pytest.mark.parametrize("budget", [200, 300])
+@pytest.mark.parametrize("budget", [200, 400])
 def test_solve_many_polishes_once_at_the_end_and_goes_on_from_there(budget: int) -> None:
     dim = 64
     ctx = zeroopt.SolverContext(dim=dim, unit_sphere=True, radial=True)

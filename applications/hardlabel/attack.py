@@ -139,7 +139,7 @@ def attack(
         last run there still gained; once it did not (the basin is spent), from a new initial search when
         ``fresh_restarts`` (default), whose basin may be another class's (:func:`zeroopt.solve_many`).
     prune
-        Spend the queries the last iteration could not complete on taking out of each input's best
+        About 100 queries before the budget ends (``zeroopt.POLISH_RESERVE``), take out of each input's best
         perturbation the coordinates the boundary does not need (:func:`zeroopt.pruning` as the polish of
         :func:`zeroopt.solve_many`: the smallest first, in blocks of 1% of its squared norm, one query per
         block; a pass ends after 8 refusals in a row), and go on from the pruned point: the coordinates a

@@ -58,9 +58,9 @@ DEFAULT_SOLVER = "sign-growing"
 # CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
 CPU_MODEL_BATCH = 256
 GPU_MODEL_BATCH = 4096
-# Prune each input's best perturbation at the end of its budget (zeroopt.pruning), in the queries the last iteration
-# could not complete: the coordinates the boundary does not need go back to x0's, one query per block of them
-# (smallest first, each block 1% of the squared norm); on a smooth model the first refusals end the pass.
+# Prune each input's best perturbation about 100 queries before its budget ends (zeroopt.pruning): the coordinates
+# the boundary does not need go back to x0's, one query per block of them (smallest first, each block 1% of the
+# squared norm); on a smooth model the first refusals end the pass (8 queries) and the descent goes on.
 PRUNE = False
 MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
 VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
@@ -102,7 +102,7 @@ class AttackConfig:
         best point while that pays, and — with ``fresh_restarts`` — from a new initial search once it does
         not (:func:`zeroopt.solve_many`): another basin of g, often another adversarial class.
     prune
-        Whether the queries the last iteration could not complete prune each input's best perturbation
+        Whether each input's best perturbation is pruned about 100 queries before its budget ends
         (:func:`zeroopt.pruning`, the polish of :func:`zeroopt.solve_many`).
     verify
         The final check.
