@@ -124,7 +124,7 @@ def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> Non
     x = np.full((2, 256), 0.5)
     kw = {"budget": 1500, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0)}
     plain = attack(model, x, np.zeros(2, dtype=np.int64), prune=False, **kw)
-    pruned = attack(model, x, np.zeros(2, dtype=np.int64), prune=True, **kw)
+    pruned = attack(model, x, np.zeros(2, dtype=np.int64), **kw)  # on by default
     assert pruned.success.all() and np.all(pruned.queries <= 1500)
     assert np.all(pruned.distortion < plain.distortion)
     optimum = np.hypot(0.2, 0.1)  # x_0 to 0.7 and x_1 to 0.6, nothing else

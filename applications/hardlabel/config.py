@@ -61,7 +61,7 @@ GPU_MODEL_BATCH = 4096
 # Prune each input's best perturbation about 100 queries before its budget ends (zeroopt.pruning): the coordinates
 # the boundary does not need go back to x0's, one query per block of them (smallest first, each block 1% of the
 # squared norm); on a smooth model the first refusals end the pass (8 queries) and the descent goes on.
-PRUNE = False
+PRUNE = True
 MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
 VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
 
