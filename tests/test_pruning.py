@@ -88,6 +88,15 @@ def test_a_pass_stops_at_the_budget_and_keeps_what_it_took_out() -> None:
     assert result.fun < 1.01 * axis_distance(theta)  # the first (accepted) block stays out
 
 
+def test_a_negative_polish_reserve_is_refused_before_any_query() -> None:
+    oracle = zeroopt.as_oracle(axis_distance, (DIM,), budget=100)
+    solver = zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=DIM, unit_sphere=True, radial=True))
+    with pytest.raises(ValueError, match="polish_reserve"):
+        zeroopt.solve_many(solver, [np.ones(DIM)], zeroopt.IndependentGroup([oracle]),
+                           rngs=[np.random.default_rng(0)], polish=pruning(), polish_reserve=-1)
+    assert oracle.queries == 0
+
+
 @pytest.mark.parametrize("bad", [{"patience": 0}, {"patience": True}, {"min_share": 0.0}, {"min_share": 2.0}])
 def test_bad_pruning_arguments_are_refused(bad: dict) -> None:
     with pytest.raises(ValueError):

@@ -130,6 +130,9 @@ def solve_many(
     members = list(range(len(starts))) if members is None else list(members)
     if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
         raise ValueError("starts, rngs, members and f0 must have one entry per run")
+    r = polish_reserve
+    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 0:
+        raise ValueError(f"polish_reserve must be a non-negative integer (queries), got {r!r}")
     begun = [math.inf if f0 is None else float(f0[k]) for k in range(len(starts))]  # each run's start value
     # Each member's polish happens once, where only the reserve is left of its budget, inside whichever run
     # is going then (zeroopt.run_solver(polish=, polish_at=)), from the member's best point so far: a fresh
