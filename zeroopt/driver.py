@@ -100,6 +100,28 @@ def run_solver(
     def partial(status: Status) -> OptimizeResult:
         return finish(status, None if state is None else state.x, 0 if state is None else state.iteration)
 
+    def relay(sub: Generator[Request, Response, Any], *, tell_exhausted: bool) -> Generator[Request, Response, Any]:
+        """Pass ``sub``'s requests on, observing every answer; ``(False, what sub returned)``, or ``(True, None)``
+        when the budget ran out first. ``sub`` hears an exhausted answer only with ``tell_exhausted`` (and is
+        stopped if it asks again after it)."""
+        nonlocal waiting
+        try:
+            req = next(sub)
+            while True:
+                waiting = req
+                resp = yield req
+                waiting = None
+                observe(req, resp)
+                if resp.exhausted and not tell_exhausted:
+                    sub.close()
+                    return True, None
+                req = sub.send(resp)
+                if resp.exhausted:
+                    sub.close()
+                    return True, None
+        except StopIteration as done:
+            return False, done.value
+
     history: list[IterationRecord] = []
     try:
         if f0 is None:
@@ -123,20 +145,9 @@ def run_solver(
             queries_before = queries
             if max_iter is not None and state.iteration >= max_iter:
                 return finish(Status.MAX_ITER, state.x, state.iteration)
-            step = solver.step_generator(state)
-            try:
-                req = next(step)
-                while True:
-                    waiting = req
-                    resp = yield req
-                    waiting = None
-                    observe(req, resp)
-                    if resp.exhausted:
-                        step.close()
-                        return finish(Status.BUDGET, state.x, state.iteration)
-                    req = step.send(resp)
-            except StopIteration as done:
-                outcome = done.value
+            exhausted, outcome = yield from relay(solver.step_generator(state), tell_exhausted=False)
+            if exhausted:
+                return finish(Status.BUDGET, state.x, state.iteration)
             state = outcome.state
             record = IterationRecord(
                 iteration=state.iteration - 1,
@@ -152,22 +163,11 @@ def run_solver(
             history.append(record)
             if polish is not None and not own_flags and 2 * queries - queries_before >= polish_at:
                 own_flags.append("polished")
-                sub = polish(np.asarray(best_x, dtype=float).ravel(), best_f, best_eps)
-                polished: OptimizeResult | None = None
-                try:
-                    req = next(sub)
-                    while True:
-                        waiting = req
-                        resp = yield req
-                        waiting = None
-                        observe(req, resp)
-                        req = sub.send(resp)  # an exhausted answer too: the polish returns what it kept
-                        if resp.exhausted:  # ... and one that asks again after it is stopped there
-                            sub.close()
-                            return finish(Status.BUDGET, state.x, state.iteration)
-                except StopIteration as done:
-                    polished = done.value
-                assert polished is not None
+                # The polish hears the exhausted answer too, so it returns what it kept.
+                exhausted, polished = yield from relay(
+                    polish(np.asarray(best_x, dtype=float).ravel(), best_f, best_eps), tell_exhausted=True)
+                if exhausted:
+                    return finish(Status.BUDGET, state.x, state.iteration)
                 if polished.fun < best_f:
                     best_x = np.asarray(polished.x, dtype=float).ravel()
                     best_f, best_eps = float(polished.fun), float(polished.fun_eps)
