@@ -139,7 +139,7 @@ def solve_many(
     # start's run may be going then, in a worse basin than an earlier run's.
     polish_at = [group.queries(m) + group.remaining(m) - polish_reserve for m in members]
     polished: set[int] = set()
-    leader: list[OptimizeResult | None] = [None] * len(starts)
+    best: list[OptimizeResult] = []  # each start's best run so far (filled after the first round)
 
     def hook(k: int) -> dict[str, Any]:
         if polish is None or k in polished:
@@ -147,9 +147,8 @@ def solve_many(
         assert polish is not None
 
         def from_best(x: NDArray[np.float64], fx: float, fx_eps: float) -> RunGenerator:
-            lead = leader[k]
-            if lead is not None and lead.fun < fx:
-                x, fx, fx_eps = np.asarray(lead.x, dtype=float).ravel(), lead.fun, lead.fun_eps
+            if best and best[k].fun < fx:
+                x, fx, fx_eps = np.asarray(best[k].x, dtype=float).ravel(), best[k].fun, best[k].fun_eps
             return polish(x, fx, fx_eps)
 
         return {"polish": from_best, "polish_at": polish_at[k]}
@@ -161,8 +160,7 @@ def solve_many(
     ]
     results = drive(runs, group, members=members) if runs else []
     polished |= {k for k, r in enumerate(results) if "polished" in r.flags}
-    best = list(results)
-    leader[:] = best
+    best[:] = results
     for _ in range(restarts):
         again = [k for k, r in enumerate(results) if r.status is Status.CONVERGED and group.remaining(members[k]) > 0]
         if not again:
@@ -201,7 +199,6 @@ def solve_many(
             results[k], begun[k] = r, new[k][1]
             if r.fun <= best[k].fun:  # a tie goes to the later run, whose queries include the earlier ones'
                 best[k] = r
-        leader[:] = best
     if polish is not None:  # runs that ended with budget left before their polish: polish their best now
         _polish(polish, [k for k in range(len(best)) if k not in polished], results, best, group, members)
     return best
