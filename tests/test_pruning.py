@@ -101,6 +101,8 @@ def test_a_negative_polish_reserve_is_refused_before_any_query() -> None:
 def test_bad_pruning_arguments_are_refused(bad: dict) -> None:
     with pytest.raises(ValueError):
         list(prune_run(np.ones(DIM), 1.0, **bad)) if "patience" in bad else pruning(**bad)
+    with pytest.raises(ValueError):  # a polish is refused when it is made, before any run uses it
+        pruning(**bad)
 
 
 @pytest.mark.parametrize("budget", [200, 400])

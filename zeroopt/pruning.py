@@ -41,6 +41,16 @@ PRUNE_PATIENCE = 8
 Polish = Callable[[NDArray[np.float64], float, float], RunGenerator]
 
 
+def _check_share(min_share: float) -> None:
+    if not 0 < min_share <= 1:
+        raise ValueError(f"min_share must be in (0, 1], got {min_share!r}")
+
+
+def _check_patience(patience: int) -> None:
+    if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
+        raise ValueError(f"patience must be a positive integer, got {patience!r}")
+
+
 def prune_blocks(point: NDArray[np.float64], min_share: float = PRUNE_MIN_SHARE) -> list[NDArray[np.int64]]:
     """The non-zero coordinates of ``point``, smallest first, cut into blocks of squared mass ≥ ``min_share``.
 
@@ -52,8 +62,7 @@ def prune_blocks(point: NDArray[np.float64], min_share: float = PRUNE_MIN_SHARE)
     >>> [b.tolist() for b in prune_blocks(np.array([0.0, 3.0, 0.1, 0.1, 4.0]), min_share=0.3)]
     [[2, 3, 1], [4]]
     """
-    if not 0 < min_share <= 1:
-        raise ValueError(f"min_share must be in (0, 1], got {min_share!r}")
+    _check_share(min_share)
     p = np.asarray(point, dtype=float).ravel()
     order = np.flatnonzero(p)[np.argsort(np.abs(p[p != 0]), kind="stable")]
     total = float(np.sum(p * p))
@@ -89,8 +98,7 @@ def prune_run(
     reaches the set). Returns that direction and value — the point it was given when nothing could be taken
     out.
     """
-    if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
-        raise ValueError(f"patience must be a positive integer, got {patience!r}")
+    _check_patience(patience)
     theta = np.asarray(x, dtype=float).ravel()
     norm = float(np.linalg.norm(theta))
     if not (math.isfinite(fx) and fx > 0 and norm > 0):
@@ -150,8 +158,8 @@ def pruning(min_share: float = PRUNE_MIN_SHARE, patience: int = PRUNE_PATIENCE) 
     >>> round(r.fun, 4), r.x.tolist()  # then evaluated along the pruned direction
     (0.9, [1.0, 0.0, 0.0])
     """
-    if not 0 < min_share <= 1:
-        raise ValueError(f"min_share must be in (0, 1], got {min_share!r}")
+    _check_share(min_share)  # here, not when the attack is already spending its last queries
+    _check_patience(patience)
 
     def polish(x: NDArray[np.float64], fx: float, fx_eps: float) -> RunGenerator:
         return prune_run(x, fx, fx_eps, min_share=min_share, patience=patience)
