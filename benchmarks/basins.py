@@ -15,13 +15,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from benchmarks.pages import command_line, write_page
 
 OURS = "ours-sign-growing"
 FLOOR = "cw-l2"
@@ -76,8 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--db", default=None, help="results database (default: the suite's)")
     p.add_argument("--out", type=Path, required=True, help="Markdown page (a .json beside it)")
     a = p.parse_args(argv)
-    command = "python -m benchmarks.basins " + " ".join(
-        shlex.quote(x) for x in (argv if argv is not None else sys.argv[1:]))
+    command = command_line("basins", argv)
     lines = ["# Where our late distances lose to the white-box floor: the class each point ends in", "",
              f"Command: `{command}`", "",
              f"Our attack's points (suite tag `{a.tag}`, {OURS}, at its largest budget) and C&W's (tag `full`), "
@@ -104,11 +102,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"{r['cw']:.3f} | {r['ours']:.3f} | {r['ratio']:.3f} |" for r in rows]
     lines += ["", "## Per input", "", "| experiment | position | label | C&W's class | our class | C&W L2 | our L2 | "
               "ratio |", "|---|---|---|---|---|---|---|---|", *details]
-    text = "\n".join(lines) + "\n"
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(text)
-    a.out.with_suffix(".json").write_text(json.dumps({"command": command, "summary": summary}, indent=1) + "\n")
-    print(text)
+    write_page(a.out, lines, {"command": command, "summary": summary})
 
 
 if __name__ == "__main__":

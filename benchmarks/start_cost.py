@@ -14,13 +14,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from benchmarks.pages import command_line, write_page
 
 EXPERIMENTS = "mnist-untargeted,mnist-targeted,cifar-untargeted,cifar-targeted,gbdt-higgs,gbdt-mnist"
 
@@ -56,8 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True, help="Markdown page (a .json beside it)")
     a = p.parse_args(argv)
-    command = "python -m benchmarks.start_cost " + " ".join(
-        shlex.quote(x) for x in (argv if argv is not None else sys.argv[1:]))
+    command = command_line("start_cost", argv)
     rows = [start_cost(e, s, a.n, a.seed) for e in a.experiments.split(",") for s in a.selections.split(",")]
     lines = ["# What the initial search costs", "", f"Command: `{command}`", "",
              "Queries per input spent before the first descent step (the attack run with `max_iter=0`, no "
@@ -69,11 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         lo, med, hi = r["queries"]
         lines.append(f"| {r['experiment']} | `{r['selection']}` | {r['inputs']} | {med:.0f} ({lo:.0f}–{hi:.0f}) "
                      f"| {r['distance']:.4g} |")
-    text = "\n".join(lines) + "\n"
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(text)
-    a.out.with_suffix(".json").write_text(json.dumps({"command": command, "rows": rows}, indent=1) + "\n")
-    print(text)
+    write_page(a.out, lines, {"command": command, "rows": rows})
 
 
 if __name__ == "__main__":

@@ -1,0 +1,30 @@
+"""Writing a benchmark's page: the exact command that made it, the Markdown, and a JSON beside it."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def command_line(module: str, argv: list[str] | None) -> str:
+    """``python -m benchmarks.<module>`` and its arguments (``sys.argv``'s when ``argv`` is ``None``), quoted.
+
+    Examples
+    --------
+    >>> command_line("basins", ["--tag", "a b"])
+    "python -m benchmarks.basins --tag 'a b'"
+    """
+    return f"python -m benchmarks.{module} " + shlex.join(sys.argv[1:] if argv is None else argv)
+
+
+def write_page(out: Path, lines: list[str], data: dict[str, Any]) -> str:
+    """Write ``lines`` as the Markdown page ``out`` and ``data`` as the JSON beside it; print and return the text."""
+    text = "\n".join(lines) + "\n"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
+    print(text)
+    return text
