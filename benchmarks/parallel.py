@@ -33,8 +33,8 @@ from tqdm.auto import tqdm
 
 from applications.campaign.executors import make_executor
 from benchmarks import sizing
-from benchmarks.run_suite import RESULTS
 from benchmarks.store import RunStore
+from benchmarks.suite_options import RESULTS
 
 
 @dataclass(frozen=True)

@@ -45,172 +45,12 @@ from benchmarks import plots, sizing, speed, tables, trees_report
 from benchmarks.attacks.art_peers import ArtGeoDA, ArtHopSkipJump, ArtSignOPT
 from benchmarks.attacks.base import Attack
 from benchmarks.attacks.foolbox_peers import BOUNDARY, HOPSKIPJUMP, CarliniWagnerL2, FoolboxDecision
-from benchmarks.attacks.ours import DEFAULT_IMPL, Ours, list_solvers
-from benchmarks.experiments import NAMES, Experiment, Plan, build
-from benchmarks.headline import PLANNED_PEERS  # run on request, once per budget (--max-budget B, a tag each)
+from benchmarks.attacks.ours import Ours, list_solvers
+from benchmarks.experiments import Experiment, build
+from benchmarks.headline import PLANNED_PEERS
 from benchmarks.runner import run_attack
 from benchmarks.store import RunStore
-
-RESULTS = Path(__file__).resolve().parent / "results" / "suite"
-PARTS = {
-    "mnist": ("mnist-untargeted", "mnist-targeted"),
-    "cifar": ("cifar-untargeted", "cifar-targeted"),
-    "gbdt": ("gbdt-higgs", "gbdt-mnist"),
-}
-PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cw-l2")
-
-
-def _count(minimum: int) -> Any:
-    def parse(text: str) -> int:
-        value = int(text)
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
-        return value
-
-    return parse
-
-
-def _shard(text: str) -> tuple[int, int]:
-    try:
-        k, n = (int(v) for v in text.split("/"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected K/N with integers, got {text!r}") from None
-    if n < 1 or not 0 <= k < n:
-        raise argparse.ArgumentTypeError(f"need N >= 1 and 0 <= K < N, got {text!r}")
-    return k, n
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    """Command-line options."""
-    p = argparse.ArgumentParser(prog="python -m benchmarks.run_suite", description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="the quick preset (under two minutes)")
-    p.add_argument("--preset", choices=sorted(sizing.PRESETS), default=None, help="sizes (default: default)")
-    p.add_argument("--tag", default=None, help="results sub-folder (default: the preset name)")
-    p.add_argument("--results-dir", type=Path, default=RESULTS, help=f"tables and plots (default {RESULTS})")
-    p.add_argument("--db", type=Path, default=None,
-                   help="database of the per-run records (default ~/.cache/zeroopt/results.sqlite)")
-    p.add_argument("--parts", default="mnist,cifar,gbdt,speed", help="comma list of mnist, cifar, gbdt, speed")
-    p.add_argument("--experiments", default=None, help=f"comma list among {', '.join(NAMES)} (overrides --parts)")
-    p.add_argument("--attacks", default=None,
-                   help=f"comma list among ours, ours-<solver>, {', '.join(PEERS + PLANNED_PEERS)}")
-    p.add_argument("--solvers", default=None, help="our solvers (default: all of zeroopt.list_solvers())")
-    p.add_argument("--images", type=_count(1), default=None, help="inputs per experiment for ours")
-    p.add_argument("--peer-images", type=_count(1), default=None, help="inputs per experiment for peers")
-    p.add_argument("--long-images", type=_count(0), default=None, help="inputs run to the long budget")
-    p.add_argument("--max-budget", type=_count(1), default=None, help="drop budgets above this one")
-    p.add_argument("--batched-solvers", default="rgf", help="solvers timed batched over inputs ('none': skip)")
-    p.add_argument("--seed", type=int, default=0, help="the one seed every random choice derives from")
-    p.add_argument("--threads", type=_count(1), default=1, help="torch threads (1: best on a shared 2-core CPU)")
-    p.add_argument("--cw-steps", type=int, default=None, help="C&W steps per binary-search step")
-    p.add_argument("--ours-impl", default=DEFAULT_IMPL, help="our attack as module:function")
-    p.add_argument(
-        "--ours-option",
-        action="append",
-        default=[],
-        metavar="[SOLVER:]KEY=VALUE",
-        help="extra option of our attack (value as JSON), for every solver or only SOLVER",
-    )
-    p.add_argument("--retry-errors", action="store_true", help="rerun stored runs that ended in an error")
-    p.add_argument(
-        "--redo-nonadversarial",
-        action="store_true",
-        help="rerun stored runs whose returned point the harness did not label adversarial (claim.adversarial "
-        "false in the record), with the code as it is now",
-    )
-    p.add_argument(
-        "--stored-only",
-        action="store_true",
-        help="run nothing: write the tables, plots and index from the stored runs only (runs not stored are "
-        "reported as left; the speed part, which re-measures the model, is skipped)",
-    )
-    p.add_argument(
-        "--peer-group",
-        type=_count(1),
-        default=None,
-        help="inputs per call for the peers that run batched (foolbox, C&W; default: all the peers' inputs). "
-        "One input whose attack fails (e.g. NaN candidates) ends its whole batch: --peer-group 1 "
-        "--retry-errors reruns such a batch input by input",
-    )
-    p.add_argument("--fresh", action="store_true", help="delete this tag's stored runs and history first")
-    p.add_argument("--plan", action="store_true", help="print the plan and time estimate, run nothing")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument(
-        "--shard",
-        type=_shard,
-        default=None,
-        metavar="K/N",
-        help="run only the inputs at positions p with p %% N == K (parallel workers share one results folder)",
-    )
-    p.add_argument(
-        "--runs-only",
-        action="store_true",
-        help="store runs only: no tables, speed table or history (for parallel workers; a later plain invocation "
-        "reuses their runs and writes everything)",
-    )
-    p.add_argument(
-        "--deadline-minutes",
-        type=float,
-        default=None,
-        help="start no new attack call after this many minutes (what is unfinished is left for a later invocation)",
-    )
-    p.add_argument(
-        "--made-on",
-        default=None,
-        help="label for runs made away from the reference machine (kept in each record; the speed table leaves "
-        "such runs out)",
-    )
-    p.add_argument(
-        "--torch-device",
-        default="cpu",
-        help="device of the torch models (cpu, cuda); TF32 is turned off on CUDA so labels match float32 math",
-    )
-    args = p.parse_args(argv)
-    if args.quick:
-        if args.preset not in (None, "quick"):
-            p.error("--quick conflicts with --preset")
-        args.preset = "quick"
-    args.preset = args.preset or "default"
-    args.tag = args.tag or args.preset
-    return args
-
-
-def _options(pairs: list[str], solver: str) -> dict[str, Any]:
-    """The ``--ours-option`` values that apply to ``solver``."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--ours-option needs [SOLVER:]KEY=VALUE, got {pair!r}")
-        scope, colon, key = key.rpartition(":")
-        if colon and scope != solver:
-            continue
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
-
-
-def experiment_names(args: argparse.Namespace) -> list[str]:
-    """Experiments selected by ``--experiments`` or ``--parts``."""
-    if args.experiments:
-        names = [n.strip() for n in args.experiments.split(",") if n.strip()]
-        bad = [n for n in names if n not in NAMES]
-        if bad:
-            raise SystemExit(f"unknown experiment(s) {bad}; choose from {', '.join(NAMES)}")
-        return names
-    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-    bad = [p for p in parts if p not in (*PARTS, "speed")]
-    if bad:
-        raise SystemExit(f"unknown part(s) {bad}; choose from {', '.join([*PARTS, 'speed'])}")
-    return [n for p in parts if p in PARTS for n in PARTS[p]]
-
-
-def plan_for(args: argparse.Namespace, name: str) -> Plan:
-    """The preset's plan for an experiment, with the command-line overrides."""
-    return sizing.PRESETS[args.preset][name].scaled(
-        n_ours=args.images, n_peers=args.peer_images, n_long=args.long_images, max_budget=args.max_budget
-    )
+from benchmarks.suite_options import PEERS, experiment_names, options_for, parse_args, plan_for
 
 
 def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack], dict[str, str]]:
@@ -220,10 +60,10 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
     candidates: list[Attack] = []
     for w in wanted:
         if w == "ours":
-            candidates += [Ours(s, impl=args.ours_impl, options=_options(args.ours_option, s)) for s in solvers]
+            candidates += [Ours(s, impl=args.ours_impl, options=options_for(args.ours_option, s)) for s in solvers]
         elif w.startswith("ours-"):
             s = w.removeprefix("ours-")
-            candidates.append(Ours(s, impl=args.ours_impl, options=_options(args.ours_option, s)))
+            candidates.append(Ours(s, impl=args.ours_impl, options=options_for(args.ours_option, s)))
         elif w == "art-hsj":
             candidates.append(ArtHopSkipJump())
         elif w == "art-signopt":
@@ -453,7 +293,7 @@ def _speed(
         if any(a.family == "ours" for a in attacks) and group > 1:
             speed_exp = dataclasses.replace(exp, plan=dataclasses.replace(exp.plan, n_ours=group, n_long=0))
             for s in batched:
-                ours = Ours(s, group_size=group, impl=args.ours_impl, options=_options(args.ours_option, s))
+                ours = Ours(s, group_size=group, impl=args.ours_impl, options=options_for(args.ours_option, s))
                 if ours.unavailable() is None:
                     summary = run_attack(
                         speed_exp, ours, store, suite_seed=args.seed, context=context, progress=not args.no_progress

@@ -14,7 +14,8 @@ import pytest
      "zeroopt.momentum",
      "applications.hardlabel.attack",
      "applications.hardlabel.bounds", "applications.trees.exact",
-     "applications.trees.thresholds", "applications.figures", "applications.campaign.files", "benchmarks.basins", "benchmarks.pages"],
+     "applications.trees.thresholds", "applications.figures", "applications.campaign.files", "benchmarks.basins",
+     "benchmarks.pages"],
 )
 def test_docstring_examples(name: str) -> None:
     # import_module, not attribute access: the package re-exports a function named like the module.
