@@ -169,6 +169,11 @@ def paired(reference: dict[str, Any], other: dict[str, Any], budget: int) -> str
     return paired_ratio(reference["distortion_at"].get(str(budget), []), other["distortion_at"].get(str(budget), []))
 
 
+def _pairing_key(run: dict[str, Any]) -> tuple[int, int, int]:
+    """Runs paired input by input on a page share these: seed, number of inputs and the budget they were made with."""
+    return run["seed"], run["n"], run["budget"]
+
+
 def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: bool = True) -> None:
     """Markdown table, JSON summary and (``plots``) a plot per experiment."""
     import matplotlib
@@ -189,16 +194,19 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
     lines += [f"- `{c}`" for c in remake_commands(records, out, plots)] + [""]
     summary = {}
     for exp_name, recs in sorted(by_exp.items()):
-        recs.sort(key=lambda r: (r["n"], _variant_rank(r["variant"]), r["seed"]))
+        recs.sort(key=lambda r: (r["n"], r["budget"], _variant_rank(r["variant"]), r["seed"]))
         cols = sorted({int(b) for r in recs for b in r["median_at"]})
         seeds = sorted({r["seed"] for r in recs})
         sizes = sorted({r["n"] for r in recs})
-        for r in recs:  # one row per variant, seed and size, labelled with what varies on the page
-            tags = ([f"seed {r['seed']}"] if len(seeds) > 1 else []) + ([f"n = {r['n']}"] if len(sizes) > 1 else [])
+        budgets = sorted({r["budget"] for r in recs})
+        for r in recs:  # one row per variant, seed, size and budget, labelled with what varies on the page
+            tags = (([f"seed {r['seed']}"] if len(seeds) > 1 else []) + ([f"n = {r['n']}"] if len(sizes) > 1 else [])
+                    + ([f"budget {r['budget']:,}"] if len(budgets) > 1 else []))
             if tags:
                 r["variant_label"] = f"{r['variant']} ({', '.join(tags)})"
         lines += [f"## {exp_name} (n = {', '.join(map(str, sizes))}, seed{'s' if len(seeds) > 1 else ''} "
-                  f"{', '.join(map(str, seeds))})", "",
+                  f"{', '.join(map(str, seeds))}, budget{'s' if len(budgets) > 1 else ''} "
+                  f"{', '.join(f'{b:,}' for b in budgets)})", "",
                   "| variant | solver | " + " | ".join(f"{c:,}" for c in cols) + " | success |",
                   "|---|---|" + "---|" * len(cols) + "---|"]
         fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -208,17 +216,20 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
             lines.append(f"| {label} | `{r['solver']}` | " + " | ".join(f"{m:.3f}" for m in med)
                          + f" | {r['success']:.0%} |")
             ax.plot(cols, [m if np.isfinite(m) else np.nan for m in med], marker="o", label=label)
-        firsts = {}  # per seed and size, the first row: the reference of the paired comparison below
+        # Per seed, size and budget, the first row: the reference of the paired comparison below. A run made
+        # with another budget is not its pair, even at a budget both traces reach: an attack may plan from its
+        # budget (the polish before the end, a race's share), so only runs made alike are compared.
+        firsts = {}
         for r in recs:
-            firsts.setdefault((r["seed"], r["n"]), r)
-        others = [r for r in recs if firsts[(r["seed"], r["n"])] is not r]
+            firsts.setdefault(_pairing_key(r), r)
+        others = [r for r in recs if firsts[_pairing_key(r)] is not r]
         if others:
-            lines += ["", "Paired with the first row of the same seed and size, input by input: the median of the "
-                      "L2 ratio (the fractions of inputs lower / higher). Medians of a few inputs move with the seed; "
-                      "this is the comparison that does not.", "",
+            lines += ["", "Paired with the first row of the same seed, size and budget, input by input: the median "
+                      "of the L2 ratio (the fractions of inputs lower / higher). Medians of a few inputs move with the "
+                      "seed; this is the comparison that does not.", "",
                       "| variant | " + " | ".join(f"{c:,}" for c in cols) + " |", "|---|" + "---|" * len(cols)]
             for r in others:
-                first = firsts[(r["seed"], r["n"])]
+                first = firsts[_pairing_key(r)]
                 lines.append(f"| {r.get('variant_label', r['variant'])} vs {first['variant']} | "
                              + " | ".join(paired(first, r, c) for c in cols) + " |")
         ax.set(xscale="log", yscale="log", xlabel="queries", ylabel="median L2", title=exp_name)

@@ -75,7 +75,33 @@ def test_runs_of_two_sizes_are_paired_within_their_size(tmp_path: Path) -> None:
     main(["--experiments", "mnist-untargeted", "--n", "3", "--budget", "300", "--variants", f"{first},{second}",
           "--out", str(tmp_path), "--no-plots"])
     page = (tmp_path / "README.md").read_text()
-    assert "## mnist-untargeted (n = 2, 3, seed 0)" in page
+    assert "## mnist-untargeted (n = 2, 3, seed 0, budget 300)" in page
     paired_rows = [line for line in page.splitlines() if line.startswith(f"| {second} (n = ") and " vs " in line]
     assert len(paired_rows) == 2  # one per size, each against the first row of its own size
     assert all("2.000 (0% / 100%)" in row and "—" not in row for row in paired_rows)
+
+
+def test_runs_made_with_two_budgets_are_paired_within_their_budget(tmp_path: Path) -> None:
+    """A run made with 2000 queries is not paired with one made with 300, though both traces reach 250."""
+    import json
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    first, second = list(VARIANTS)[:2]
+    for variant, budget in [(first, 300), (second, 300), (first, 2000), (second, 2000)]:
+        # At 250 the second variant is 2x the first among the runs made with 300 queries, 3x among those with 2000;
+        # across budgets the ratios would be 6x (second@2000 / first@300) or 1x (second@300 / first@2000).
+        scale = {(first, 300): 1.0, (second, 300): 2.0, (first, 2000): 2.0, (second, 2000): 6.0}[(variant, budget)]
+        at = {"250": [scale, scale]}
+        rec = {**_run("mnist-untargeted", variant, 0, n=2, budget=budget), "solver": "sign", "options": {},
+               "success": 1.0, "seconds": 1.0, "device": "cpu", "distortion_at": at,
+               "median_at": {k: float(v[0]) for k, v in at.items()}}
+        (runs / _cache_name(rec)).write_text(json.dumps(rec))
+    main(["--experiments", "mnist-untargeted", "--n", "2", "--budget", "2000", "--variants", f"{first},{second}",
+          "--out", str(tmp_path), "--no-plots"])
+    page = (tmp_path / "README.md").read_text()
+    assert "## mnist-untargeted (n = 2, seed 0, budgets 300, 2,000)" in page
+    paired_rows = {line.split(" vs ")[0]: line for line in page.splitlines() if " vs " in line}
+    assert set(paired_rows) == {f"| {second} (budget 300)", f"| {second} (budget 2,000)"}
+    assert "2.000 (0% / 100%)" in paired_rows[f"| {second} (budget 300)"]
+    assert "3.000 (0% / 100%)" in paired_rows[f"| {second} (budget 2,000)"]
