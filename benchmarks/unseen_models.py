@@ -50,7 +50,7 @@ def compare(options: list[dict[str, Any]], n: int, budget: int, seed: int) -> li
     for name, model in models.items():
         labels = as_label_model(model, n_classes=10)
         idx = np.flatnonzero(np.asarray(labels(x)) == y)[:n]
-        cols = [b for b in BUDGETS if b <= budget]
+        cols = sorted({b for b in BUDGETS if b <= budget} | {budget})  # the run's own budget too (a race plans from it)
         runs = []
         for opts in options:
             res = attack(labels, x[idx], y[idx], budget=budget, seed=seed, n_classes=10, progress=False, **opts)
