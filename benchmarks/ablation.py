@@ -36,8 +36,8 @@ from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
 # The cheap start as every row before the fifteenth session measured it: the knock-out tournament (whatever
 # CHEAP_START's selection becomes), and one initial search (the race between starts is measured, not on by default).
-_TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament"}
-_ONE_START = {**_TOURNAMENT_START, "race_starts": 1}
+_TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament", "race_starts": 1}
+_ONE_START = dict(_TOURNAMENT_START)
 # The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
 _LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
 _HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
@@ -100,6 +100,11 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (sixteenth session) the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
     "default + pruning": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal",
                                            "initial_selection": "record", "prune": True}),
+    # (seventeenth session) the race between independent starts for untargeted attacks (race_starts="untargeted")
+    "default + race for untargeted attacks": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                               "directions": "orthogonal",
+                                                               "initial_selection": "record", "prune": True,
+                                                               "race_starts": "untargeted"}),
     "default + record start with 50 candidates": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                                "directions": "orthogonal",
                                                                "initial_selection": "record", "n_initial": 50}),

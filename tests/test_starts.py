@@ -160,9 +160,14 @@ def test_race_plan_and_the_attack_config_check_their_arguments() -> None:
         with pytest.raises(ValueError):
             race_plan(**bad)  # type: ignore[arg-type]
     assert AttackConfig(race_starts=None).race_for(20000) == race_plan(20000) == (4, 3000)
-    assert AttackConfig().race_for(10**6) == (1, 0)  # the default: one search
+    # The default races untargeted attacks (sized by the budget) and gives targeted ones one search.
+    assert AttackConfig().race_for(20000) == race_plan(20000) and AttackConfig().race_for(4000) == (1, 0)
+    assert AttackConfig().race_for(10**6, targeted=True) == (1, 0)
+    assert AttackConfig(race_starts=None).race_for(20000, targeted=True) == (4, 3000)
+    assert AttackConfig(race_starts=1).race_for(10**6) == (1, 0)
     assert AttackConfig(race_starts=3, race_fraction=0.5).race_for(1000) == (3, 500)
-    for bad_cfg in ({"race_starts": 0}, {"race_starts": 2.0}, {"race_fraction": 0.0}, {"race_fraction": 1.5}):
+    for bad_cfg in ({"race_starts": 0}, {"race_starts": 2.0}, {"race_starts": "targeted"}, {"race_fraction": 0.0},
+                    {"race_fraction": 1.5}):
         with pytest.raises(ValueError, match=next(iter(bad_cfg))):
             AttackConfig.split(None, bad_cfg)
 
@@ -195,3 +200,35 @@ def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() 
         assert near * 0.999 <= r.distortion[0] <= near * 1.05
     assert raced.distortion[0] == again.distortion[0]
     np.testing.assert_array_equal(raced.trace[0], again.trace[0])
+
+
+def test_the_default_races_untargeted_attacks_only() -> None:
+    """At a budget the race plan gives two starts, the default sends two searches' probe rounds for an
+    untargeted attack and one for a targeted attack (whose candidates are the target examples)."""
+    rng = np.random.default_rng(4)
+    d, n_initial = 32, 17
+    w = rng.standard_normal(d)
+    x = np.full((1, d), 0.5)
+    sizes: list[int] = []
+
+    def model(z: np.ndarray) -> np.ndarray:
+        sizes.append(len(z))
+        return ((z.reshape(len(z), -1) - x[0]) @ w / np.linalg.norm(w) > 0.3).astype(np.int64)
+
+    budget = 8000
+    assert race_plan(budget)[0] == 2
+    # (no fresh restarts: a converged run's new initial search would send more probe rounds)
+    attack(model, x, np.array([0]), budget=budget, seed=1, n_classes=2, n_initial=n_initial,
+           initial_selection="tournament", fresh_restarts=False)
+    assert sizes.count(n_initial) == 2
+    examples = x + 0.6 * w / np.linalg.norm(w) + 0.01 * rng.standard_normal((13, d))  # 13: a countable batch
+    assert (model(examples) == 1).all()
+    calls = {}
+    for race_starts in ("untargeted", 1, None):
+        sizes.clear()
+        res = attack(model, x, np.array([0]), target=np.array([1]), budget=budget, seed=1, n_classes=2,
+                     target_examples=examples, initial_selection="tournament", race_starts=race_starts,
+                     fresh_restarts=False)
+        calls[race_starts] = (list(sizes), float(res.distortion[0]))
+    # Targeted, the default is one search: the model sees exactly what race_starts=1 sends, not the race's.
+    assert calls["untargeted"] == calls[1] and calls[None][0] != calls[1][0]

@@ -115,10 +115,12 @@ def attack(
         ``race_starts`` independent initial searches (each of ``n_initial`` new candidates), whose winners
         descend in lockstep until the input has spent ``race_fraction`` (0.15) of its budget on them; the lowest
         point goes on. ``None``: as many starts as :func:`zeroopt.race_plan` gives the budget (none below about
-        6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k). 1 (default): one search. g has many basins and
-        which one a run ends in is set early, but the race pays only where an input's seeds end far apart (MNIST
-        untargeted from 20k, the GBDT MNIST model) and costs its losers' queries elsewhere (CIFAR-10, targeted
-        attacks) (benchmarks/results/ablation/race-starts/).
+        6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k). ``"untargeted"`` (default): that for untargeted
+        attacks, one search for targeted ones. 1: one search. g has many basins and which one a run ends in is set
+        early; in an untargeted attack they are the other classes, and the race takes the bad ones away (MNIST
+        mean L2 at 20k 2% lower, GBDT MNIST 13% lower per input at 32k) at a cost on inputs without them (CIFAR-10
+        1.5-2.7% per input at 8k-20k); in a targeted attack it cost CIFAR-10 1.7-3.5% per input
+        (benchmarks/results/ablation/race-untargeted/, race-starts/).
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
         are used), or a dataset ``(x, y)`` from which examples of each target class are drawn. For untargeted
@@ -235,7 +237,7 @@ def attack(
     try:
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
         todo = already_adversarial(group)
-        starts, race_queries = cfg.race_for(int(budget))
+        starts, race_queries = cfg.race_for(int(budget), targeted=tgt is not None)
         members, theta0, g0 = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context, built,
                                                  starts=starts, race_queries=race_queries)
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left (once a
