@@ -1,6 +1,7 @@
 """theory: Theorem 1 of Cheng et al. (ICLR 2019) and Nesterov–Spokoiny's RGF analysis, as code and as studies.
 
-* :mod:`theory.bounds` — the bounds as functions of (d, L1, δ, f(x0) − f*, β, ε, q), each citing its source;
+* :mod:`theory.bounds` — the bounds as functions of (d, L1, δ, f(x0) − f*, β, ε, q), each citing its source
+  (the smoothing, moment and estimator bounds it builds on live in :mod:`theory.estimator_bounds`);
 * :mod:`theory.check` — :func:`check_run`: a finished zeroopt run against its bound and the precision
   condition (via :class:`zeroopt.ToleranceMonitor`); :class:`Theorem1Monitor`, the same as a live callback;
 * :mod:`theory.hitting` — first hits of ‖∇f‖ <= δ (per iterate, or Theorem 1's running average), censoring;
