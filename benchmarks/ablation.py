@@ -35,12 +35,16 @@ from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
 # The cheap start as every row before the fifteenth session measured it: the knock-out tournament (whatever
-# CHEAP_START's selection becomes), and one initial search (the race between starts is measured, not on by default).
+# CHEAP_START's selection becomes), and one initial search (whatever CHEAP_START's race becomes: the seventeenth
+# session made the race between starts the default for untargeted attacks). The same start under both names.
 _TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament", "race_starts": 1}
-_ONE_START = dict(_TOURNAMENT_START)
+_ONE_START = _TOURNAMENT_START
 # The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
 _LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
 _HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
+# The default as the fifteenth session left it (shrunk baseline, orthogonal probes, record start, one search),
+# which the rows from then on add one part to.
+_RECORD_DEFAULT = {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal", "initial_selection": "record"}
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -95,19 +99,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (fourteenth session) the q probes of an estimate orthonormal (zeroopt.OrthogonalDirections)
     "default + orthogonal probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal"}),
     # (fifteenth session) the record search start (applications/hardlabel/record.py)
-    "default + record start": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal",
-                                                "initial_selection": "record"}),
+    "default + record start": ("sign-growing", dict(_RECORD_DEFAULT)),
     # (sixteenth session) the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
-    "default + pruning": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal",
-                                           "initial_selection": "record", "prune": True}),
+    "default + pruning": ("sign-growing", {**_RECORD_DEFAULT, "prune": True}),
     # (seventeenth session) the race between independent starts for untargeted attacks (race_starts="untargeted")
-    "default + race for untargeted attacks": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
-                                                               "directions": "orthogonal",
-                                                               "initial_selection": "record", "prune": True,
+    "default + race for untargeted attacks": ("sign-growing", {**_RECORD_DEFAULT, "prune": True,
                                                                "race_starts": "untargeted"}),
-    "default + record start with 50 candidates": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
-                                                               "directions": "orthogonal",
-                                                               "initial_selection": "record", "n_initial": 50}),
+    "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
                                                              "initial_selection": "halving-tournament"}),

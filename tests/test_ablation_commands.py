@@ -18,6 +18,16 @@ def _cache_name(rec: dict) -> str:
     return _slug(key.replace(" ", "_").replace("/", "-")) + ".json"
 
 
+def _cache_run(runs: Path, variant: str, n: int, budget: int, at: dict[str, list[float]]) -> None:
+    """Write one mnist-untargeted run (seed 0) into the ablation's cache folder ``runs``, as run_variant would."""
+    import json
+
+    rec = {**_run("mnist-untargeted", variant, 0, n=n, budget=budget), "solver": "sign", "options": {},
+           "success": 1.0, "seconds": 1.0, "device": "cpu", "distortion_at": at,
+           "median_at": {k: float(v[0]) for k, v in at.items()}}
+    (runs / _cache_name(rec)).write_text(json.dumps(rec))
+
+
 def _made_by(command: str) -> set[tuple]:
     """The (experiment, variant, n, budget, seed) runs a command makes, parsed back from its words."""
     words = shlex.split(command)
@@ -61,17 +71,12 @@ def test_the_page_lists_the_commands_of_its_cached_runs(tmp_path: Path) -> None:
 
 
 def test_runs_of_two_sizes_are_paired_within_their_size(tmp_path: Path) -> None:
-    import json
-
     runs = tmp_path / "runs"
     runs.mkdir()
     first, second = list(VARIANTS)[:2]
     for variant, n in [(first, 2), (second, 2), (first, 3), (second, 3)]:
         at = {"250": [1.0 + (variant == second)] * n, "300": [1.0] * n}  # the second variant 2x at 250
-        rec = {**_run("mnist-untargeted", variant, 0, n=n, budget=300), "solver": "sign", "options": {},
-               "success": 1.0, "seconds": 1.0, "device": "cpu", "distortion_at": at,
-               "median_at": {k: float(v[0]) for k, v in at.items()}}
-        (runs / _cache_name(rec)).write_text(json.dumps(rec))
+        _cache_run(runs, variant, n, 300, at)
     main(["--experiments", "mnist-untargeted", "--n", "3", "--budget", "300", "--variants", f"{first},{second}",
           "--out", str(tmp_path), "--no-plots"])
     page = (tmp_path / "README.md").read_text()
@@ -83,8 +88,6 @@ def test_runs_of_two_sizes_are_paired_within_their_size(tmp_path: Path) -> None:
 
 def test_runs_made_with_two_budgets_are_paired_within_their_budget(tmp_path: Path) -> None:
     """A run made with 2000 queries is not paired with one made with 300, though both traces reach 250."""
-    import json
-
     runs = tmp_path / "runs"
     runs.mkdir()
     first, second = list(VARIANTS)[:2]
@@ -92,11 +95,7 @@ def test_runs_made_with_two_budgets_are_paired_within_their_budget(tmp_path: Pat
         # At 250 the second variant is 2x the first among the runs made with 300 queries, 3x among those with 2000;
         # across budgets the ratios would be 6x (second@2000 / first@300) or 1x (second@300 / first@2000).
         scale = {(first, 300): 1.0, (second, 300): 2.0, (first, 2000): 2.0, (second, 2000): 6.0}[(variant, budget)]
-        at = {"250": [scale, scale]}
-        rec = {**_run("mnist-untargeted", variant, 0, n=2, budget=budget), "solver": "sign", "options": {},
-               "success": 1.0, "seconds": 1.0, "device": "cpu", "distortion_at": at,
-               "median_at": {k: float(v[0]) for k, v in at.items()}}
-        (runs / _cache_name(rec)).write_text(json.dumps(rec))
+        _cache_run(runs, variant, 2, budget, {"250": [scale, scale]})
     main(["--experiments", "mnist-untargeted", "--n", "2", "--budget", "2000", "--variants", f"{first},{second}",
           "--out", str(tmp_path), "--no-plots"])
     page = (tmp_path / "README.md").read_text()
