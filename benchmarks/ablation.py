@@ -30,7 +30,8 @@ import numpy as np
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
-from zeroopt.descent import REFERENCE_CODE_BETA  # noqa: E402
+from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA  # noqa: E402
+from zeroopt.solvers import GROWING_EPS_PER_BETA  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
@@ -105,6 +106,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (seventeenth session) the race between independent starts for untargeted attacks (race_starts="untargeted")
     "default + race for untargeted attacks": ("sign-growing", {**_RECORD_DEFAULT, "prune": True,
                                                                "race_starts": "untargeted"}),
+    # (eighteenth session) sign-growing's precision β/100 of the value instead of the reference code's β/500
+    "default + precision β/100": ("sign-growing", {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted",
+                                                   "eps_per_beta": GROWING_EPS_PER_BETA}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
@@ -132,6 +136,8 @@ _BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False, "directions": "s
 for _solver, _options in VARIANTS.values():
     _options.setdefault("prune", False)  # every row before the sixteenth session ran without pruning
     if _solver == "sign-growing":
+        # every row before the eighteenth session asked for the reference code's precision, β/500
+        _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 
