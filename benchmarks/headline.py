@@ -59,13 +59,17 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
 
     ``ours_store``: where our default attack's runs are, when not beside the peers' (another suite tag).
     ``ours_at``: ``(B, store)`` pairs, B ascending: a column b takes our runs from the first such store with
-    B >= b that holds runs of this experiment (runs made with budget B), else from ``ours_store``.
+    B >= b that holds runs of this experiment (runs made with budget B), else from ``ours_store`` — or, where
+    that holds none of this experiment, from the largest B's store that does.
     ``planned``: peers that plan their queries from the budget (:data:`PLANNED_PEERS`), each with its
     ``(B, store)`` pairs: column B from runs made for B only (none: no figure); they join the best peer where
     their runs cover the common inputs.
     """
     attacks = [ours, *OTHERS, *PEERS, "cw-l2"]
     records = {a: _by_position(ours_store or store if a == ours else store, experiment, a) for a in attacks}
+    if not records[ours]:  # no runs of ours under its tag for this experiment: the longest of the per-budget ones
+        longest = [r for _, st in reversed(ours_at or []) if (r := _by_position(st, experiment, ours))]
+        records[ours] = longest[0] if longest else {}
     records = {a: r for a, r in records.items() if r}
     common = sorted(set.intersection(*(set(r) for a, r in records.items() if a != "cw-l2")))
     budgets = budgets_for(experiment)

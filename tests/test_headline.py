@@ -100,3 +100,15 @@ def test_a_planned_peer_is_read_from_the_runs_made_for_each_budget_and_can_be_th
     with pytest.raises(SystemExit, match="--planned"):
         main(["--experiments", EXP, "--tag", "peers", "--planned", "art-geoda=geoda", "--db", str(db),
               "--out", str(out)])
+
+
+def test_without_runs_under_the_default_tag_the_largest_per_budget_tag_gives_the_inputs(tmp_path: Path) -> None:
+    # --ours-tag names the longest run of another experiment (MNIST's 50k): this one's come from the per-budget
+    # tags alone; beyond the largest of them there is no figure (the run did not go that far).
+    db, peers, _, at8k = _stores(tmp_path)
+    t = table(peers, EXP, "ours-sign-growing", RunStore(db, "other-experiment"), [(8000, at8k)])
+    assert t["inputs"] == [0, 1, 2]
+    assert t["medians"]["ours-sign-growing"]["8000"] == pytest.approx(0.42)
+    assert np.isnan(t["medians"]["ours-sign-growing"]["20000"]) and "20000" not in t["ratio"]
+    assert t["ratio"]["8000"] == pytest.approx(0.42 / 0.5)
+    assert table(peers, EXP, "ours-sign-growing", RunStore(db, "other-experiment"))["ratio"] == {}
