@@ -145,7 +145,7 @@ class _HalfSpaceOracle(Oracle):
         return values, np.zeros(len(points))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**16))
 def test_fixed_step_never_moves_outside_the_domain(seed: int) -> None:
     # A fixed step big enough to jump into the +inf region must leave the iterate where it was, never
