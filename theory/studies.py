@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -29,9 +28,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis import CellSummary, Fit, fit_all, fit_along, summarize
+from .analysis import CellSummary, Fit, fit_all, summarize
+from .findings import (
+    beta_findings,
+    d_findings,
+    delta_findings,
+    eps_findings,
+    linesearch_findings,
+    predicted_floor,
+)
 from .plots import plot_floor, plot_scaling, plot_traces
-from .predictions import oracle_noise_floor, smoothing_noise_floor
 from .records import load_records, migrate
 from .report import Report, write_index, write_report
 from .runner import StudyRun, StudySpec, run_study
@@ -39,8 +45,6 @@ from .runner import StudyRun, StudySpec, run_study
 __all__ = ["STUDIES", "Study", "load_run", "main", "run_named_study"]
 
 DEFAULT_OUT = Path("benchmarks/results/theory")
-D_BAND = (0.85, 1.15)  # the issue's acceptance band for the d-slope
-DELTA_BAND = (1.7, 2.3)  # 2 ± 15%, the same relative band for the δ-slope
 
 
 @dataclass(frozen=True)
@@ -53,125 +57,6 @@ class Study:
     findings: Callable[[StudyRun, Sequence[CellSummary], Sequence[Fit]], list[str]]
     floor_plot: bool = False
     trace_color: str = "d"
-
-
-# ------------------------------------------------------------------------------------------ findings
-
-
-def _band(slope: float, band: tuple[float, float]) -> str:
-    return "inside" if band[0] <= slope <= band[1] else "OUTSIDE"
-
-
-def _slope_lines(fits: Sequence[Fit], expected: float, band: tuple[float, float], what: str) -> list[str]:
-    out = []
-    for f in fits:
-        out.append(
-            f"{what} — {f.measure} vs log({f.regressor}) ({', '.join(f'{k}={v}' for k, v in f.fixed.items())}): "
-            f"{f.fit.describe()}; theory {expected:g}, band [{band[0]}, {band[1]}]: {_band(f.fit.slope, band)}."
-        )
-    return out
-
-
-def _ratio_line(summaries: Sequence[CellSummary]) -> str:
-    parts = []
-    for s in summaries:
-        if math.isfinite(s.bound_iterations) and math.isfinite(s.medians["average_iterations"]):
-            q = f", q={s.q}" if s.q != 1 else ""
-            parts.append(f"d={s.d}, δ={s.delta:g}{q}: {s.medians['average_iterations'] / s.bound_iterations:.3f}")
-    head = "Median average-criterion hit / theory bound N (below 1 = the bound holds with room): "
-    return head + "; ".join(parts) + "."
-
-
-def _d_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequence[Fit]) -> list[str]:
-    out = _slope_lines([f for f in fits if f.axis == "d"], 1.0, D_BAND, "d-scaling")
-    if run.spec.solver == "rgf-fixed":
-        out.append(_ratio_line(summaries))
-    return out
-
-
-def _linesearch_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequence[Fit]) -> list[str]:
-    along_d = [f for f in fits if f.axis == "d" and f.measure.endswith("queries")]
-    out = _slope_lines(along_d, 1.0, D_BAND, "line search, queries")
-    rng = np.random.default_rng(np.random.SeedSequence(run.spec.root_seed, spawn_key=(1,)))
-    for f in fit_along(run, "d", "iterate_queries", rng=rng, offset=0.0):
-        out.append(f"line search, queries vs log d itself: {f.fit.describe()}.")
-    return out
-
-
-def _delta_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequence[Fit]) -> list[str]:
-    out = []
-    for f in (x for x in fits if x.axis == "delta"):
-        benign = run.spec.family != "pseudo_huber" and f.measure.startswith("iterate")
-        note = (
-            " (benign family: the gradient decays geometrically near the minimiser, so single iterates need only "
-            "O(d log(1/δ)); Theorem 1's 1/δ² is a worst-case bound and shows in the average criterion)"
-            if benign else f"; theory 2, band [{DELTA_BAND[0]}, {DELTA_BAND[1]}]: {_band(f.fit.slope, DELTA_BAND)}"
-        )
-        out.append(f"δ-scaling — {f.measure} vs log(1/δ): {f.fit.describe()}{note}.")
-    out.append(_ratio_line(summaries))
-    return out
-
-
-def _by_setting(summaries: Sequence[CellSummary]) -> dict[tuple[float, float, int, str], list[CellSummary]]:
-    """Cells grouped by everything but d, in grid order."""
-    groups: dict[tuple[float, float, int, str], list[CellSummary]] = {}
-    for s in summaries:
-        groups.setdefault((s.delta, s.eps_factor, s.q, s.beta), []).append(s)
-    return groups
-
-
-def _eps_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequence[Fit]) -> list[str]:
-    out = []
-    for (delta, ef, q, _), rows in _by_setting(summaries).items():
-        cens = sum(s.censored["iterate_iterations"] for s in rows)
-        total = sum(s.runs for s in rows)
-        flagged = sum(s.flagged_runs for s in rows)
-        stalled = [s for s in rows if s.censored["iterate_iterations"] * 2 >= s.runs]
-        floor = ", ".join(
-            f"d={s.d}: {s.tail_grad:.3g}" + (f" (predicted {p:.3g})" if (p := _predicted_floor(run.spec, s)) else "")
-            for s in stalled
-        )
-        setting = f"δ = {delta:g}, ε = {ef:g}·βδ²" + (f", q = {q}" if len(run.spec.qs) > 1 else "")
-        out.append(
-            f"{setting}: {total - cens}/{total} runs reached ‖∇f‖ ≤ δ, ToleranceMonitor flagged {flagged}/{total}"
-            + (f"; stalled cells sit at a floor ‖∇f‖ ≈ {floor}" if stalled else "")
-            + "."
-        )
-    out += _slope_lines([f for f in fits if f.axis == "d"], 1.0, D_BAND, "d-scaling under oracle error")
-    return out
-
-
-def _predicted_floor(spec: StudySpec, s: CellSummary) -> float | None:
-    """The second-moment prediction of a cell's floor (:mod:`theory.predictions`), where one applies."""
-    opts = dict(spec.family_options)
-    if spec.solver != "rgf-fixed" or s.q != 1:
-        return None
-    if spec.family == "rotated_quadratic" and s.eps > 0:
-        trace = s.d * (opts.get("mu", 0.2) + opts.get("L", 1.0)) / 2.0
-        noise = spec.noise if spec.noise in ("uniform", "gaussian") else "uniform"
-        return oracle_noise_floor(trace, s.d, opts.get("L", 1.0), s.beta_value, s.eps, noise=noise)
-    if spec.family == "log_norm" and s.eps == 0:
-        return smoothing_noise_floor(s.d, 2.0, s.beta_value)  # log(1+‖x‖²) ≈ ‖x‖² near its minimiser
-    return None
-
-
-def _beta_findings(run: StudyRun, summaries: Sequence[CellSummary], fits: Sequence[Fit]) -> list[str]:
-    out = []
-    for f in fits:
-        if f.measure == "tail_grad" and f.axis == "d":
-            rows = [s for s in summaries if all(str(getattr(s, k)) == str(v) for k, v in f.fixed.items())]
-            pred = [_predicted_floor(run.spec, s) for s in sorted(rows, key=lambda s: s.d)]
-            out.append(
-                f"noise floor ‖∇f‖ vs log d ({', '.join(f'{k}={v}' for k, v in f.fixed.items())}): {f.fit.describe()}"
-                f"; floors {', '.join(f'{m:.3g}' for m in f.fit.medians)} for d = "
-                f"{', '.join(str(int(x)) for x in f.fit.x)}"
-                + (f" (predicted {', '.join(f'{p:.3g}' for p in pred)})" if all(p is not None for p in pred) else "")
-                + "."
-            )
-    for (delta, _, _, beta), rows in _by_setting(summaries).items():
-        reached = [f"d={s.d}: {s.runs - s.censored['iterate_iterations']}/{s.runs}" for s in rows]
-        out.append(f"β = {beta}, δ = {delta:g}: runs reaching ‖∇f‖ ≤ δ: " + ", ".join(reached) + ".")
-    return out
 
 
 # ---------------------------------------------------------------------------------------------- presets
@@ -187,7 +72,7 @@ STUDIES: dict[str, Study] = {
         ),
         _HITS,
         "rgf-fixed (step 1/(4(d+4)L1), q=1, admissible β) on log(1+‖x‖²), d = 16…256, δ = 0.2",
-        _d_findings,
+        d_findings,
     ),
     "d-scaling-quadratic": Study(
         StudySpec(
@@ -198,7 +83,7 @@ STUDIES: dict[str, Study] = {
         ),
         _HITS,
         "rgf-fixed on ½xᵀQᵀΛQx (spectrum [0.2, 1]), d = 16…256, δ = 0.1, q ∈ {1, 4}",
-        _d_findings,
+        d_findings,
     ),
     "d-scaling-linesearch": Study(
         StudySpec(
@@ -212,7 +97,7 @@ STUDIES: dict[str, Study] = {
         ),
         ("iterate_iterations", "iterate_queries"),
         "rgf (OPT line search, q=4, admissible β) on log(1+‖x‖²), d = 16…256, δ = 0.1",
-        _linesearch_findings,
+        linesearch_findings,
     ),
     "delta-scaling": Study(
         StudySpec(
@@ -223,7 +108,7 @@ STUDIES: dict[str, Study] = {
         ),
         ("average_iterations", "iterate_iterations"),
         "rgf-fixed on log(1+‖x‖²), d = 16, δ = 0.05…0.2",
-        _delta_findings,
+        delta_findings,
         trace_color="delta",
     ),
     "delta-scaling-hard": Study(
@@ -235,7 +120,7 @@ STUDIES: dict[str, Study] = {
         ),
         ("iterate_iterations", "average_iterations"),
         "rgf-fixed on a(√(s²+‖x‖²)−s) with a = 2δ, L1 = 1, f(x0)−f* = 1, d = 16, δ = 0.05…0.2",
-        _delta_findings,
+        delta_findings,
         trace_color="delta",
     ),
     "eps": Study(
@@ -247,7 +132,7 @@ STUDIES: dict[str, Study] = {
         ),
         ("iterate_iterations", "average_iterations"),
         "rgf-fixed on the rotated quadratic with uniform oracle error ε = factor·βδ², d ∈ {16, 64, 256}, δ = 0.1",
-        _eps_findings,
+        eps_findings,
         trace_color="eps_factor",
     ),
     "fixed-beta": Study(
@@ -259,7 +144,7 @@ STUDIES: dict[str, Study] = {
         ),
         ("tail_grad", "iterate_iterations"),
         "rgf-fixed on log(1+‖x‖²), β = 0.005 (the paper's constant) vs admissible β ∝ δ/((d+4)L1), run to the cap",
-        _beta_findings,
+        beta_findings,
         floor_plot=True,
         trace_color="beta",
     ),
@@ -317,7 +202,7 @@ def run_named_study(
     if study.floor_plot:
         predicted: dict[str, list[tuple[float, float]]] = {}
         for s in summaries:
-            p = _predicted_floor(spec, s)
+            p = predicted_floor(spec, s)
             if p is not None:
                 predicted.setdefault(s.beta, []).append((s.d, p))
         plots.append(plot_floor(summaries, folder / "floor.png", title=spec.title, group="beta", predicted=predicted))
