@@ -109,6 +109,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (eighteenth session) sign-growing's precision β/100 of the value instead of the reference code's β/500
     "default + precision β/100": ("sign-growing", {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted",
                                                    "eps_per_beta": GROWING_EPS_PER_BETA}),
+    # (eighteenth session, measured, not the default) the pruning polish 50 queries before the budget ends, not 100
+    "default + polish reserve 50": ("sign-growing", {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted",
+                                                     "eps_per_beta": GROWING_EPS_PER_BETA, "polish_reserve": 50}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,

@@ -148,3 +148,26 @@ def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> Non
     assert np.all(plain.distortion > 1.1 * optimum)
     with pytest.raises(ValueError, match="prune"):
         attack(model, x, np.zeros(2, dtype=np.int64), prune="yes", **kw)
+
+
+def test_the_attack_passes_its_polish_reserve_to_the_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import zeroopt
+    from applications.hardlabel import attack
+
+    seen: list[int] = []
+    real = zeroopt.solve_many
+
+    def recording(*args, **kwargs):  # the runs as the attack starts them
+        seen.append(kwargs["polish_reserve"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(zeroopt, "solve_many", recording)
+    model = lambda x: (x.reshape(len(x), -1)[:, 0] > 0.7).astype(np.int64)  # noqa: E731
+    kw = {"budget": 300, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0)}
+    early = attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), polish_reserve=250, **kw)
+    default = attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), **kw)
+    assert seen == [250, zeroopt.POLISH_RESERVE]
+    assert early.success.all() and default.success.all() and early.queries[0] <= 300
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="polish_reserve"):
+            attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), polish_reserve=bad, **kw)

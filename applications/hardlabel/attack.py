@@ -146,7 +146,8 @@ def attack(
         :func:`zeroopt.solve_many`: the smallest first, in blocks of 1% of its squared norm, one query per
         block; a pass ends after 8 refusals in a row), and go on from the pruned point: the coordinates a
         tree ensemble never splits on go back to x0's; on a CNN the pass is refused at once.
-        ``REFERENCE_START`` turns it off.
+        ``REFERENCE_START`` turns it off. ``polish_reserve`` sets the queries left when it happens (default
+        100, :data:`zeroopt.POLISH_RESERVE`).
     verify
         Queries per input reserved (inside the budget) for a final re-check: slightly safer versions of the
         best point (perturbation scaled by 1.001, 1.002, ...) are labelled again, each alone in its own model
@@ -248,7 +249,8 @@ def attack(
         try:
             runs = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members,
                                       f0=g0, f0_eps=eps0, max_iter=cfg.max_iter, restarts=cfg.restarts,
-                                      fresh_start=fresh, polish=zeroopt.pruning() if cfg.prune else None)
+                                      fresh_start=fresh, polish=zeroopt.pruning() if cfg.prune else None,
+                                      polish_reserve=cfg.polish_reserve)
         except BaseException as err:
             runs = partial_result(err)  # one partial OptimizeResult per run
             raise

@@ -108,9 +108,10 @@ class AttackConfig:
         The solver runs: a run that converged with budget left restarts (at most ``restarts`` times) from its
         best point while that pays, and — with ``fresh_restarts`` — from a new initial search once it does
         not (:func:`zeroopt.solve_many`): another basin of g, often another adversarial class.
-    prune
-        Whether each input's best perturbation is pruned about 100 queries before its budget ends
-        (:func:`zeroopt.pruning`, the polish of :func:`zeroopt.solve_many`).
+    prune, polish_reserve
+        Whether each input's best perturbation is pruned, and how many queries before its budget ends
+        (:func:`zeroopt.pruning`, the polish of :func:`zeroopt.solve_many`; default
+        :data:`zeroopt.POLISH_RESERVE`, 100).
     verify
         The final check.
     """
@@ -133,6 +134,7 @@ class AttackConfig:
     restarts: int = MAX_RESTARTS
     fresh_restarts: bool = True
     prune: bool = PRUNE
+    polish_reserve: int = zeroopt.POLISH_RESERVE
     batch_size: int | str | None = "auto"
 
     @classmethod
@@ -146,7 +148,7 @@ class AttackConfig:
 
     def check(self) -> None:
         """Raise ``ValueError`` for a malformed value, before any query."""
-        for name in ("verify", "restarts", "n_uniform", "race_iterations"):
+        for name in ("verify", "restarts", "n_uniform", "race_iterations", "polish_reserve"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
