@@ -153,9 +153,9 @@ def test_fixed_step_never_moves_outside_the_domain(seed: int) -> None:
     x0 = np.full(4, 0.3)
     res = zeroopt.minimize(_HalfSpaceOracle(), x0, solver="rgf-fixed", budget=600, seed=seed, step=2.0, beta=0.05)
     assert np.all(np.isfinite(res.x)) and np.isfinite(res.fun)
-    # The iterate did move (most steps land inside the domain: 64-100% of them over 429 seeds, 47% for seed 500),
-    # and it is inside the domain.
-    assert sum(r.step_size > 0 for r in res.history) >= len(res.history) // 4
+    # The iterate did move (most steps land inside the domain: 64-100% of them over 429 seeds, though 47% for seed
+    # 500 — the derandomized examples do not draw it), and it is inside the domain.
+    assert sum(r.step_size > 0 for r in res.history) >= len(res.history) // 2
     assert res.x_last is not None and res.x_last[0] > -0.2 and np.all(np.isfinite(res.x_last))
     assert all(np.isfinite(r.f) and np.isfinite(r.grad_norm_estimate) for r in res.history)
 
