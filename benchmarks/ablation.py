@@ -46,6 +46,10 @@ _HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and
 # The default as the fifteenth session left it (shrunk baseline, orthogonal probes, record start, one search),
 # which the rows from then on add one part to.
 _RECORD_DEFAULT = {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal", "initial_selection": "record"}
+# The default as the seventeenth session left it (pruning, the race for untargeted attacks), and as the eighteenth
+# left it (precision β/100), which later rows add one part to.
+_RACE_DEFAULT = {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted"}
+_PRECISION_DEFAULT = {**_RACE_DEFAULT, "eps_per_beta": GROWING_EPS_PER_BETA}
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -104,14 +108,11 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # (sixteenth session) the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
     "default + pruning": ("sign-growing", {**_RECORD_DEFAULT, "prune": True}),
     # (seventeenth session) the race between independent starts for untargeted attacks (race_starts="untargeted")
-    "default + race for untargeted attacks": ("sign-growing", {**_RECORD_DEFAULT, "prune": True,
-                                                               "race_starts": "untargeted"}),
+    "default + race for untargeted attacks": ("sign-growing", dict(_RACE_DEFAULT)),
     # (eighteenth session) sign-growing's precision β/100 of the value instead of the reference code's β/500
-    "default + precision β/100": ("sign-growing", {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted",
-                                                   "eps_per_beta": GROWING_EPS_PER_BETA}),
+    "default + precision β/100": ("sign-growing", dict(_PRECISION_DEFAULT)),
     # (eighteenth session, measured, not the default) the pruning polish 50 queries before the budget ends, not 100
-    "default + polish reserve 50": ("sign-growing", {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted",
-                                                     "eps_per_beta": GROWING_EPS_PER_BETA, "polish_reserve": 50}),
+    "default + polish reserve 50": ("sign-growing", {**_PRECISION_DEFAULT, "polish_reserve": 50}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
