@@ -113,6 +113,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + precision β/100": ("sign-growing", dict(_PRECISION_DEFAULT)),
     # (eighteenth session, measured, not the default) the pruning polish 50 queries before the budget ends, not 100
     "default + polish reserve 50": ("sign-growing", {**_PRECISION_DEFAULT, "polish_reserve": 50}),
+    # (nineteenth session) the race's winner goes on with its run's state (zeroopt.RaceWinner)
+    "default + race winner keeps its state": ("sign-growing", {**_PRECISION_DEFAULT, "race_keeps_state": True}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
@@ -139,6 +141,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 _BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False, "directions": "sphere"}
 for _solver, _options in VARIANTS.values():
     _options.setdefault("prune", False)  # every row before the sixteenth session ran without pruning
+    # every row with a race before the nineteenth session started the winner's descent afresh
+    _options.setdefault("race_keeps_state", False)
     if _solver == "sign-growing":
         # every row before the eighteenth session asked for the reference code's precision, β/500
         _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)

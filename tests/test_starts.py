@@ -9,7 +9,16 @@ from hypothesis import strategies as st
 
 from applications.hardlabel import attack
 from applications.hardlabel.config import AttackConfig
-from zeroopt import BoxDirections, IndependentGroup, SolverContext, as_oracle, make_solver, race, race_plan
+from zeroopt import (
+    RACE_ITERATIONS,
+    BoxDirections,
+    IndependentGroup,
+    SolverContext,
+    as_oracle,
+    make_solver,
+    race,
+    race_plan,
+)
 
 
 def test_box_directions_point_to_points_of_the_box_and_lean_to_its_centre() -> None:
@@ -45,9 +54,12 @@ def test_race_keeps_the_start_that_got_lowest_not_the_lowest_start() -> None:
     assert high_on_a_slope[1] > low_but_flat[1]
     group = IndependentGroup([as_oracle(_plateau_and_slope, (2,), budget=2000)])
     solver = make_solver("rgf", SolverContext(dim=2))
-    (x, fx, _), = race(solver, [[low_but_flat, high_on_a_slope]], group, rngs=[np.random.default_rng(0)])
+    (x, fx, _, state), = race(solver, [[low_but_flat, high_on_a_slope]], group, rngs=[np.random.default_rng(0)])
     assert fx < low_but_flat[1] and x[0] > 0
     assert fx == pytest.approx(_plateau_and_slope(x))
+    # The winner's run state goes with it, at the winning point, after the race's iterations.
+    assert state is not None and np.array_equal(state.x, x) and state.fx == fx
+    assert state.iteration == RACE_ITERATIONS
     assert 0 < group.queries(0) <= 2000
 
 
@@ -56,7 +68,8 @@ def test_race_spends_nothing_on_a_single_candidate_and_checks_its_arguments() ->
     solver = make_solver("rgf", SolverContext(dim=2))
     only = (np.array([0.5, 0.0]), 1.5625, 0.0)
     out = race(solver, [[only], []], group, rngs=[np.random.default_rng(s) for s in (0, 1)])
-    assert out[0] is only and out[1] is None
+    assert out[0] is not None and out[0].x is only[0] and out[0].f == only[1] and out[0].state is None
+    assert out[1] is None
     assert group.queries(0) == group.queries(1) == 0
     with pytest.raises(ValueError, match="iterations"):
         race(solver, [[only]], group, rngs=[np.random.default_rng(0)], iterations=0)
@@ -126,8 +139,8 @@ def test_a_race_of_queries_ends_once_the_member_spent_them_and_keeps_the_deeper_
     flat = (np.array([-1.0, 0.0]), 1.0, 0.0)
     slope = (np.array([0.5, 0.0]), _plateau_and_slope(np.array([0.5, 0.0])), 0.0)
     per_iteration = 40  # rgf on d = 2: q probes plus its line search, far below this
-    (x, fx, _), = race(solver, [[flat, slope]], group, rngs=[np.random.default_rng(0)], iterations=None,
-                       queries=300)
+    (x, fx, _, _), = race(solver, [[flat, slope]], group, rngs=[np.random.default_rng(0)], iterations=None,
+                          queries=300)
     assert 300 <= group.queries(0) < 300 + 2 * per_iteration
     assert x[0] > 0 and fx < 0.1
     # The same race with an iteration cap that comes first: fewer queries.

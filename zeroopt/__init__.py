@@ -70,7 +70,7 @@ from .parts import (
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
 from .pruning import PRUNE_MIN_SHARE, PRUNE_PATIENCE, Polish, prune_blocks, prune_run, pruning
-from .racing import RACE_FRACTION, RACE_ITERATIONS, RACE_MAX_STARTS, RACE_MIN_SHARE, Start, race, race_plan
+from .racing import RACE_FRACTION, RACE_ITERATIONS, RACE_MAX_STARTS, RACE_MIN_SHARE, RaceWinner, Start, race, race_plan
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
     SolverContext,
@@ -111,7 +111,8 @@ __all__ = [
     # restarts: a crawling run converges, a spent basin is left for a fresh start
     "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart", "POLISH_RESERVE",
     # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget
-    "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "Start", "race",
+    "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RaceWinner", "Start",
+    "race",
     "race_plan",
     # polishing a radial objective's point: take out the coordinates it does not need
     "PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning",

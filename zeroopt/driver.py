@@ -58,17 +58,29 @@ def run_solver(
     shape: tuple[int, ...] | None = None,
     polish: Callable[[NDArray[np.float64], float, float], RunGenerator] | None = None,
     polish_at: float = math.inf,
+    state: SolverState | None = None,
 ) -> RunGenerator:
     """Generator for one run of ``solver`` from ``x0`` (flat). Yields requests, returns the result.
 
     The run stops when the oracle reports its budget exhausted, after ``max_iter`` iterations, when the
     best value reaches ``target``, when a callback returns True, or when the solver converges. Whatever
-    stops it, the result holds the best point seen among all evaluated points.
+    stops it, the result holds the best point seen among all evaluated points, and the solver's state where
+    it ended (``result.state``).
+
+    ``state``: go on from a state an earlier run ended in (its ``result.state``) instead of starting afresh —
+    its iterate, value, step size, smoothing radius, iteration count (a probe schedule goes on growing) and
+    behaviours' memory, drawing from ``rng``; ``x0``, ``f0`` and ``f0_eps`` are then the state's. ``max_iter``
+    counts this run's iterations.
     """
+    if state is not None:  # going on from an earlier run's state: its point and value are the start
+        x0, f0, f0_eps = np.asarray(state.x, dtype=float), float(state.fx), float(state.fx_eps)
+        resumed: SolverState | None = replace(state, rng=rng)
+    else:
+        resumed = None
     shape = shape if shape is not None else x0.shape
     queries = 0
     best_x, best_f, best_eps = x0, math.inf, 0.0
-    state: SolverState | None = None
+    state = None  # the run's current state (the parameter, when given, is in ``resumed``)
     waiting: Request | None = None  # the request the run is waiting on, for an aborting answer's values
     own_flags: list[str] = []
 
@@ -95,6 +107,7 @@ def run_solver(
             x_last=None if x_last is None else np.array(x_last).reshape(shape),
             flags=flags,
             solver=solver.name,
+            state=state,
         )
 
     def partial(status: Status) -> OptimizeResult:
@@ -137,13 +150,14 @@ def run_solver(
         else:
             best_x, best_f, best_eps = x0, float(f0), float(f0_eps)
 
-        state = solver.init(x0, f0, f0_eps, rng)
+        state = resumed if resumed is not None else solver.init(x0, f0, f0_eps, rng)
+        first_iteration = state.iteration
         if target is not None and best_f <= target:
-            return finish(Status.TARGET, state.x, 0)
+            return finish(Status.TARGET, state.x, state.iteration)
         free_iterations = 0
         while True:
             queries_before = queries
-            if max_iter is not None and state.iteration >= max_iter:
+            if max_iter is not None and state.iteration - first_iteration >= max_iter:
                 return finish(Status.MAX_ITER, state.x, state.iteration)
             exhausted, outcome = yield from relay(solver.step_generator(state), tell_exhausted=False)
             if exhausted:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,10 +22,12 @@ from numpy.typing import NDArray
 from .checks import check_budget
 from .driver import drive, run_solver
 from .oracle import OracleGroup
-from .records import IterationRecord
-from .solver import ComposedSolver
+from .records import IterationRecord, OptimizeResult
+from .solver import ComposedSolver, SolverState
 
-__all__ = ["RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "Start", "race", "race_plan"]
+__all__ = [
+    "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RaceWinner", "Start", "race", "race_plan",
+]
 
 #: Iterations each candidate runs before the race is decided: one iteration's gain is mostly its first step
 #: size's luck; two already show the slope.
@@ -39,6 +43,28 @@ RACE_MAX_STARTS = 8
 
 #: A starting point, its value, and the precision of that value.
 Start = tuple[NDArray[np.float64], float, float]
+
+
+class RaceWinner(NamedTuple):
+    """What a member's race left: the lowest point ``x`` its candidates reached, its value ``f`` and that value's
+    precision ``eps``, and ``state``, the state of the run that reached it with ``x`` as its iterate — from which
+    :func:`~zeroopt.run_solver` (``state=``) or :func:`~zeroopt.solve_many` (``states=``) go on, so the winner
+    keeps its step size, smoothing radius, iteration count (a probe schedule keeps growing) and memory.
+    ``state`` is ``None`` for a member that did not race (one candidate) or whose budget ran out first."""
+
+    x: NDArray[np.float64]
+    f: float
+    eps: float
+    state: SolverState | None = None
+
+
+def _winner_of(result: OptimizeResult) -> RaceWinner:
+    x = np.asarray(result.x, dtype=float).ravel()
+    state = result.state
+    if state is not None and not np.array_equal(state.x, x):
+        # The lowest point was not the run's last iterate (a probe, a line-search candidate): go on from it.
+        state = replace(state, x=x, fx=float(result.fun), fx_eps=float(result.fun_eps))
+    return RaceWinner(x, float(result.fun), float(result.fun_eps), state)
 
 
 def race_plan(
@@ -89,8 +115,8 @@ def race(
     members: Sequence[int] | None = None,
     iterations: int | None = RACE_ITERATIONS,
     queries: int | None = None,
-) -> list[Start | None]:
-    """The best point each member's candidate starts reach in a race of ``solver`` runs.
+) -> list[RaceWinner | None]:
+    """The best point each member's candidate starts reach in a race of ``solver`` runs, and its run's state.
 
     Parameters
     ----------
@@ -113,9 +139,10 @@ def race(
 
     Returns
     -------
-    list
-        Per member, the lowest point any of its candidates reached ``(x, f, precision)``; the lowest start
-        when the budget ran out before any iteration finished.
+    list of RaceWinner
+        Per member, the lowest point any of its candidates reached, with the state of the run that reached it
+        (:class:`RaceWinner`); the lowest start (no state) when the budget ran out before any iteration finished;
+        ``None`` for a member without candidates.
 
     Examples
     --------
@@ -124,16 +151,16 @@ def race(
     >>> f = lambda x: float(np.sum((x - 1.0) ** 2))
     >>> group = IndependentGroup([as_oracle(f, (2,), budget=500)])
     >>> starts = [(np.zeros(2), 2.0, 0.0), (np.full(2, 3.0), 8.0, 0.0)]
-    >>> (x, fx, _), = race(make_solver("rgf", SolverContext(dim=2)), [starts], group,
-    ...                    rngs=[np.random.default_rng(0)])
-    >>> bool(fx < 2.0)
-    True
+    >>> (winner,) = race(make_solver("rgf", SolverContext(dim=2)), [starts], group,
+    ...                  rngs=[np.random.default_rng(0)])
+    >>> bool(winner.f < 2.0), winner.state.iteration
+    (True, 2)
     """
     _check_length(iterations, queries)
     members = list(range(len(candidates))) if members is None else list(members)
     if not len(candidates) == len(members) == len(rngs):
         raise ValueError("candidates, rngs and members must have one entry per member")
-    out: list[Start | None] = [None if not c else min(c, key=lambda s: s[1]) for c in candidates]
+    out: list[RaceWinner | None] = [None if not c else RaceWinner(*min(c, key=lambda s: s[1])) for c in candidates]
     entries = [(j, start) for j, c in enumerate(candidates) if len(c) > 1 for start in c]
     if not entries:
         return out
@@ -152,6 +179,6 @@ def race(
     results = drive(runs, group, members=[members[j] for j, _ in entries])
     for (j, _), r in zip(entries, results, strict=True):
         best = out[j]
-        if best is None or r.fun < best[1]:
-            out[j] = (np.asarray(r.x, dtype=float).ravel(), float(r.fun), float(r.fun_eps))
+        if best is None or r.fun < best.f:
+            out[j] = _winner_of(r)
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -81,6 +82,9 @@ class OptimizeResult:
     ``x``/``fun`` are the best point seen and its value (never the last iterate if that is worse);
     ``fun_eps`` is the precision of ``fun`` as the oracle reported it. A run stopped by an exception leaves
     such a result, with status ``"error"`` or ``"interrupted"``, on the exception as ``partial_result``.
+    ``state`` is the solver's state where the run ended (a :class:`~zeroopt.SolverState`: iterate, step, smoothing
+    radius, iteration count, memory), from which :func:`~zeroopt.run_solver` can go on (``state=``); ``None`` when
+    the run ended before its first state.
     """
 
     x: NDArray[np.float64]
@@ -94,6 +98,7 @@ class OptimizeResult:
     x_last: NDArray[np.float64] | None = None
     flags: list[str] = field(default_factory=list)
     solver: str = ""
+    state: Any = None
 
     @property
     def success(self) -> bool:

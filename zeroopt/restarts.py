@@ -22,7 +22,7 @@ from .errors import attach_partial_result, partial_result
 from .oracle import OracleGroup
 from .pruning import Polish
 from .records import OptimizeResult, Status
-from .solver import ComposedSolver
+from .solver import ComposedSolver, SolverState
 
 __all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
 
@@ -72,6 +72,7 @@ def solve_many(
     exploit_gain: float = EXPLOIT_GAIN,
     polish: Polish | None = None,
     polish_reserve: int = POLISH_RESERVE,
+    states: Sequence[SolverState | None] | None = None,
 ) -> list[OptimizeResult]:
     """Run ``solver`` from every start in lockstep, restarting runs that converge with budget left.
 
@@ -108,6 +109,10 @@ def solve_many(
         before the budget polishes the member's best point and goes on from the result with its state as it
         was (:func:`~zeroopt.run_solver`); a start whose runs ended before that
         (converged, restarts spent) is polished at the end. ``None``: no polish.
+    states
+        Per run, a solver state to go on from instead of starting afresh at its start (e.g. the
+        :class:`~zeroopt.RaceWinner` state of a race between starts, :func:`~zeroopt.race`), or ``None``; the
+        run's start and ``f0`` are then the state's point and value. Restarts begin afresh, as always.
 
     Returns
     -------
@@ -128,12 +133,17 @@ def solve_many(
     [True, True]
     """
     members = list(range(len(starts))) if members is None else list(members)
-    if not len(starts) == len(members) == len(rngs) or (f0 is not None and len(f0) != len(starts)):
-        raise ValueError("starts, rngs, members and f0 must have one entry per run")
+    if not len(starts) == len(members) == len(rngs) or any(
+            v is not None and len(v) != len(starts) for v in (f0, states)):
+        raise ValueError("starts, rngs, members, f0 and states must have one entry per run")
+    resume = list(states) if states is not None else [None] * len(starts)
     r = polish_reserve
     if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 0:
         raise ValueError(f"polish_reserve must be a non-negative integer (queries), got {r!r}")
     begun = [math.inf if f0 is None else float(f0[k]) for k in range(len(starts))]  # each run's start value
+    for k, st in enumerate(resume):
+        if st is not None:
+            begun[k] = float(st.fx)
     # Each member's polish happens once, where only the reserve is left of its budget, inside whichever run
     # is going then (zeroopt.run_solver(polish=, polish_at=)), from the member's best point so far: a fresh
     # start's run may be going then, in a worse basin than an earlier run's.
@@ -155,7 +165,7 @@ def solve_many(
 
     runs = [
         run_solver(solver, x, rng=rngs[k], f0=None if f0 is None else f0[k], f0_eps=f0_eps, max_iter=max_iter,
-                   **hook(k))
+                   state=resume[k], **hook(k))
         for k, x in enumerate(starts)
     ]
     results = drive(runs, group, members=members) if runs else []

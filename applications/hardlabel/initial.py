@@ -7,12 +7,23 @@ adversarial ones are then bisected towards x0 in chunks, each first checked at t
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from zeroopt import BoxDirections, ComposedSolver, DirectionSampler, FreshStart, SolverContext, make_sampler, race
+from zeroopt import (
+    BoxDirections,
+    ComposedSolver,
+    DirectionSampler,
+    FreshStart,
+    RaceWinner,
+    SolverContext,
+    SolverState,
+    make_sampler,
+    race,
+)
 
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
@@ -199,7 +210,7 @@ def initial_directions(
     solver: ComposedSolver | None = None,
     starts: int = 1,
     race_queries: int = 0,
-) -> tuple[list[int], list[NDArray[np.float64]], list[float]]:
+) -> tuple[list[int], list[NDArray[np.float64]], list[float], list[SolverState | None]]:
     """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
 
     ``config`` supplies ``n_initial``, ``n_uniform``, ``race_iterations``, ``target_examples`` and
@@ -208,7 +219,9 @@ def initial_directions(
     ``solver``, the winners of separate searches race (:func:`zeroopt.race`) and the one that got lowest is
     θ0: each family's own search when ``race_iterations > 0`` (a race of that many iterations), and ``starts``
     independent searches, each of new candidates, when ``starts > 1`` (a race of ``race_queries`` queries per
-    input, or of ``race_iterations`` when that comes first). Returns ``(inputs, unit directions, values)``.
+    input, or of ``race_iterations`` when that comes first). Returns ``(inputs, unit directions, values,
+    states)``: per input, the state of the race's winning run when ``config.race_keeps_state`` (the descent
+    goes on from it, :class:`zeroopt.RaceWinner`), else ``None`` (it starts afresh from the direction).
     """
     dim = int(np.prod(shape))
     examples, pool = flat_pool(config.target_examples, config.target_pool, dim)
@@ -237,10 +250,20 @@ def initial_directions(
         chosen = race(solver, [_distinct(winners[i]) for i in found], group, rngs=[rngs[i] for i in found],
                       members=found, iterations=config.race_iterations or None, queries=race_queries or None)
     else:
-        chosen = [min(winners[i], key=lambda s: s[1]) for i in found]
+        chosen = [RaceWinner(*min(winners[i], key=lambda s: s[1])) for i in found]
     best = {i: s for i, s in zip(found, chosen, strict=True) if s is not None}
     members = [i for i in best if group.images[i].ledger.remaining > 0]  # a race may have spent the rest
-    return members, [best[i][0] / np.linalg.norm(best[i][0]) for i in members], [best[i][1] for i in members]
+    keep = bool(getattr(config, "race_keeps_state", False))
+    return (members, [best[i].x / np.linalg.norm(best[i].x) for i in members], [best[i].f for i in members],
+            [_unit_state(best[i].state) if keep else None for i in members])
+
+
+def _unit_state(state: SolverState | None) -> SolverState | None:
+    """The state with its iterate scaled to unit norm, as every other start is (g depends on θ/‖θ‖ only)."""
+    if state is None:
+        return None
+    norm = float(np.linalg.norm(state.x))
+    return replace(state, x=state.x / norm) if norm > 0 else state
 
 
 def _distinct(
@@ -271,7 +294,7 @@ def fresh_initial_search(
 
     def fresh_start(runs: list[int]) -> list[tuple[NDArray[np.float64], float, float] | None]:
         inputs = [members[k] for k in runs]
-        found, thetas, values = initial_directions(group, inputs, rngs, config, shape, tgt, eps, context, solver)
+        found, thetas, values, _ = initial_directions(group, inputs, rngs, config, shape, tgt, eps, context, solver)
         got = {i: (t, v, eps) for i, t, v in zip(found, thetas, values, strict=True)}
         return [got.get(i) for i in inputs]
 
