@@ -115,6 +115,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + polish reserve 50": ("sign-growing", {**_PRECISION_DEFAULT, "polish_reserve": 50}),
     # (nineteenth session) the race's winner goes on with its run's state (zeroopt.RaceWinner)
     "default + race winner keeps its state": ("sign-growing", {**_PRECISION_DEFAULT, "race_keeps_state": True}),
+    # (nineteenth session) each probe compared with the tangent plane's level (zeroopt.estimators.probe_levels)
+    "default + tangent-plane probe levels": ("sign-growing", {**_PRECISION_DEFAULT, "probe_level": "tangent"}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
@@ -146,6 +148,8 @@ for _solver, _options in VARIANTS.values():
     if _solver == "sign-growing":
         # every row before the eighteenth session asked for the reference code's precision, β/500
         _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)
+        # every row before the nineteenth session compared each probe with the value itself
+        _options.setdefault("probe_level", "value")
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 from .descent import (
@@ -25,7 +26,9 @@ from .descent import (
 )
 from .directions import CoordinateDirections
 from .estimators import (
+    PROBE_LEVELS,
     GradientEstimator,
+    ProbeLevel,
     centered_sign_of_difference,
     forward_difference,
     shrunk_centered_sign_of_difference,
@@ -159,24 +162,34 @@ class SignOptions(DescentOptions):
     :func:`~zeroopt.estimators.centered_sign_of_difference`), or the mean sign shrunk by its own noise
     (``"shrunk"``: :func:`~zeroopt.estimators.shrunk_centered_sign_of_difference`); off for ``"sign"``, which
     stays Sign-OPT's.
+
+    ``probe_level``: what each probe is compared with (:func:`~zeroopt.estimators.probe_levels`): f(x)
+    (``"value"``, Sign-OPT's), or for an objective that is a radius (the hard-label g) the level of the plane
+    through the current boundary point perpendicular to x (``"tangent"``).
     """
 
     q: int = SIGN_OPT_K
     beta: float = REFERENCE_CODE_BETA
     directions: str = "sphere"
     baseline: bool | Literal["shrunk"] = False
+    probe_level: ProbeLevel = "value"
 
     def validate(self) -> None:
         super().validate()
         if not (isinstance(self.baseline, bool) or self.baseline == "shrunk"):
             raise TypeError(f"baseline must be True, False or 'shrunk', got {self.baseline!r}")
+        if self.probe_level not in PROBE_LEVELS:
+            raise ValueError(f"probe_level must be one of {PROBE_LEVELS}, got {self.probe_level!r}")
 
 
 def sign_estimator(opts: SignOptions) -> GradientEstimator:
-    """The comparison estimator ``opts`` asks for: plain, with the mean sign as baseline, or with it shrunk."""
+    """The comparison estimator ``opts`` asks for: plain, with the mean sign as baseline, or with it shrunk —
+    comparing each probe with the level ``opts.probe_level`` names."""
     if opts.baseline == "shrunk":
-        return shrunk_centered_sign_of_difference
-    return centered_sign_of_difference if opts.baseline else sign_of_difference
+        estimator: GradientEstimator = shrunk_centered_sign_of_difference
+    else:
+        estimator = centered_sign_of_difference if opts.baseline else sign_of_difference
+    return estimator if opts.probe_level == "value" else partial(estimator, level=opts.probe_level)
 
 
 def _sign_defaults(context: SolverContext) -> dict[str, Any]:
