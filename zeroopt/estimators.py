@@ -234,9 +234,9 @@ def probe_levels(
     of width up to ε, about ε/2 above the truth. With ``sign-growing``'s defaults in the attack (β = 0.01,
     ε = β/100 · f) that shift and the sphere's offset f·β²/2 are the same size and cancel: comparing with the
     value is, to first order, comparing the bracket's midpoint with the tangent plane, and ``"tangent"`` moves
-    every level down by ε/2. In scratch runs (no figures kept) that was within about 1% either way per input
-    on the CNNs and HIGGS, so the attack keeps ``"value"``; the tangent level is the one whose meaning does not
-    hang on how β and ε are set (a wider β, a coarser ε).
+    every level down by ε/2: within 1% either way per input on both CNNs and both tree ensembles
+    (benchmarks/results/ablation/probe-level/), so the attack keeps ``"value"``; the tangent level is the one
+    whose meaning does not hang on how β and ε are set (a wider β, a coarser ε).
 
     Examples
     --------
