@@ -87,3 +87,26 @@ def test_the_attack_s_race_winner_goes_on_with_its_run_s_state_unless_asked_not_
     with pytest.raises(ValueError, match="race_keeps_state"):
         attack(lambda z: np.zeros(len(z), dtype=int), np.zeros((1, 4)), np.array([0]), budget=100,
                n_classes=2, race_keeps_state="yes")
+
+
+def test_after_a_fault_the_partial_result_s_state_lets_the_run_go_on() -> None:
+    """Nothing lost on failure, the run's progress included: the partial result carries the state of the last
+    finished iteration, and a new run goes on from there on a healthy oracle (its iteration count and step)."""
+    calls = {"n": 0}
+
+    def flaky(x: np.ndarray) -> float:
+        calls["n"] += 1
+        if calls["n"] == 300:
+            raise RuntimeError("the objective's server went away")
+        return _quadratic(x)
+
+    solver = make_solver("sign-growing", SolverContext(dim=DIM))
+    with pytest.raises(RuntimeError) as info:
+        drive([run_solver(solver, np.zeros(DIM), rng=np.random.default_rng(0))],
+              IndependentGroup([as_oracle(flaky, (DIM,), budget=5000)]))
+    (partial,) = zeroopt.partial_result(info.value)
+    assert partial.status is zeroopt.Status.ERROR and partial.state is not None and partial.state.iteration > 0
+    (resumed,) = drive([run_solver(solver, np.zeros(DIM), rng=np.random.default_rng(1), state=partial.state,
+                                   max_iter=20)], IndependentGroup([as_oracle(_quadratic, (DIM,), budget=5000)]))
+    assert resumed.history[0].iteration == partial.state.iteration  # the count goes on from where it stopped
+    assert resumed.fun < partial.state.fx
