@@ -117,6 +117,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + race winner keeps its state": ("sign-growing", {**_PRECISION_DEFAULT, "race_keeps_state": True}),
     # (nineteenth session) each probe compared with the tangent plane's level (zeroopt.estimators.probe_levels)
     "default + tangent-plane probe levels": ("sign-growing", {**_PRECISION_DEFAULT, "probe_level": "tangent"}),
+    # (nineteenth session) probes kept off the pixels whose point lies past a bound, which are pulled back a little
+    "default + probes off pixels past a bound": ("sign-growing", {**_PRECISION_DEFAULT, "skip_flat": True}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
     "default with the halving tournament": ("sign-growing", {**_ONE_START,
@@ -150,6 +152,7 @@ for _solver, _options in VARIANTS.values():
         _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)
         # every row before the nineteenth session compared each probe with the value itself
         _options.setdefault("probe_level", "value")
+        _options.setdefault("skip_flat", False)  # every row before the nineteenth session probed every pixel
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 

@@ -45,6 +45,8 @@ from .oracle import (
     Comparison,
     Evaluate,
     Evaluation,
+    FlatCoordinates,
+    FlatMask,
     IndependentGroup,
     NonFiniteValueError,
     Oracle,
@@ -116,4 +118,6 @@ __all__ = [
     "race_plan",
     # polishing a radial objective's point: take out the coordinates it does not need
     "PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning",
+    # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)
+    "FlatCoordinates", "FlatMask",
 ]

@@ -121,6 +121,11 @@ class DescentOptions:
     history_prior
         Follow a Kalman filter of the gradient over the iterations (:class:`~zeroopt.prior.HistoryPrior`); before
         momentum when both are on. Not with ``line_search="fixed"``.
+    skip_flat
+        Keep the probes off the coordinates the oracle says the objective does not depend on near the iterate
+        (:class:`~zeroopt.oracle.FlatCoordinates`; ``ComposedSolver(skip_flat=True)``), and move to the
+        equivalent point of lower value it names, if any. Off by default; an oracle that knows nothing makes it
+        a no-op.
     min_progress
         When set, the run also converges once the second half of its iterations improved its value by less
         than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
@@ -148,6 +153,7 @@ class DescentOptions:
     coarse_candidates: float = 1.0
     momentum: float | None = None
     history_prior: bool = False
+    skip_flat: bool = False
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -179,8 +185,9 @@ class DescentOptions:
             raise ValueError(f"unknown direction distribution {self.directions!r}; choose one of {sampler_names()}")
         if not isinstance(self.eps_relative, bool):
             raise TypeError(f"eps_relative must be True or False, got {self.eps_relative!r}")
-        if not isinstance(self.history_prior, bool):
-            raise TypeError(f"history_prior must be True or False, got {self.history_prior!r}")
+        for name in ("history_prior", "skip_flat"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.history_prior and self.line_search == "fixed":
             # Measured: on a quadratic, rgf-fixed with the prior diverges (the filter's mean lags behind a
             # gradient that shrinks toward the minimum, and a fixed step never checks that it gained).
@@ -287,4 +294,5 @@ def descent_solver(
         retract=opts.retract,
         behaviours=tuple(behaviours),
         direction=direction_rule_for(opts),
+        skip_flat=bool(opts.skip_flat),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,7 +24,9 @@ __all__ = [
 
 
 class DirectionSampler(Protocol):
-    """Draws probe directions."""
+    """Draws probe directions. A sampler whose draws do not depend on an input's shape may say so with a class
+    attribute ``shape_free = True``: a solver that keeps its probes off some coordinates
+    (``skip_flat``) then draws it within the others; any other sampler's draws are masked there instead."""
 
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
         """Return ``(q, d)`` directions."""
@@ -39,6 +41,8 @@ class DirectionSampler(Protocol):
 class GaussianDirections:
     """u ~ N(0, I) — Nesterov–Spokoiny's choice; ‖u‖ ≈ √d."""
 
+    shape_free: ClassVar[bool] = True
+
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
         return rng.standard_normal((q, d))
 
@@ -49,6 +53,8 @@ class GaussianDirections:
 @dataclass(frozen=True)
 class SphereDirections:
     """u uniform on the unit sphere — the OPT/Sign-OPT reference code's choice; a probe moves exactly β."""
+
+    shape_free: ClassVar[bool] = True
 
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
         u = rng.standard_normal((q, d))
@@ -63,6 +69,8 @@ class CoordinateDirections:
     """Canonical basis vectors, drawn at random without replacement or in cyclic order."""
 
     cyclic: bool = False
+
+    shape_free: ClassVar[bool] = True
 
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
         q = min(q, d)

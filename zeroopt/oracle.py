@@ -1,7 +1,8 @@
 """The noisy-oracle interface: what a solver may ask of an objective, and what it costs.
 
-A solver never calls an objective directly. It *yields requests* (:class:`Evaluate`, :class:`Compare`)
-and receives *responses* (:class:`Evaluation`, :class:`Comparison`). An :class:`Oracle` answers them and
+A solver never calls an objective directly. It *yields requests* (:class:`Evaluate`, :class:`Compare`,
+:class:`FlatCoordinates`; :mod:`zeroopt.requests`) and receives *responses* (:class:`Evaluation`,
+:class:`Comparison`, :class:`FlatMask`). An :class:`Oracle` answers them and
 counts every unit of cost itself in its :class:`QueryLedger`, which enforces a hard budget *before* each
 unit is spent. Because requests are plain data, the answers of many independent runs can be computed
 together (see :class:`OracleGroup`) — that is how the hard-label attack sends the probes of N images to
@@ -19,6 +20,7 @@ from numpy.typing import NDArray
 
 from .checks import NONE_MESSAGE, as_scalar_value, non_finite_error
 from .errors import NonFiniteValueError, ObjectiveError, set_quietly
+from .requests import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, Request, Response
 
 __all__ = [
     "BudgetExhaustedError",
@@ -27,6 +29,8 @@ __all__ = [
     "Comparison",
     "Evaluate",
     "Evaluation",
+    "FlatCoordinates",
+    "FlatMask",
     "IndependentGroup",
     "NonFiniteValueError",
     "Oracle",
@@ -83,89 +87,6 @@ class QueryLedger:
         self.spent += units
 
 
-# --------------------------------------------------------------------------------------------- requests
-
-
-@dataclass(frozen=True)
-class Evaluate:
-    """Ask for f at a batch of points.
-
-    Attributes
-    ----------
-    points
-        ``(m, d)`` array of points.
-    eps
-        Requested precision: each returned value should be within ``eps`` of the truth. ``None`` lets
-        the oracle use its default. An exact oracle ignores it and reports 0.
-    hints
-        Optional ``(m,)`` values believed close to the answers (e.g. f at a nearby point); an oracle that
-        searches for its value (the hard-label boundary distance) starts there.
-    cap
-        Optional level: a value known to be ``>= cap`` may be reported as ``+inf`` ("not below cap")
-        without computing it precisely, which some oracles do far more cheaply. Line searches use it.
-    lower
-        Optional ``(m,)`` values known to lie at or below the answers, with ``hints`` the values an earlier,
-        coarser answer gave for the same points (the two ends of its bracket): an oracle that searches for
-        its value may refine that bracket instead of searching afresh. Others ignore it.
-    upper
-        Optional ``(m,)`` values known to lie at or above the answers (e.g. a level a comparison just found
-        the point below): an oracle that searches may take each as its bracket's upper end without asking
-        again, and search up from a ``hint`` below it no further than it. Others ignore it.
-    """
-
-    points: NDArray[np.float64]
-    eps: float | None = None
-    hints: NDArray[np.float64] | None = None
-    cap: float | None = None
-    lower: NDArray[np.float64] | None = None
-    upper: NDArray[np.float64] | None = None
-
-
-@dataclass(frozen=True)
-class Compare:
-    """Ask, for each point, whether f(point) < level — one bit per point."""
-
-    points: NDArray[np.float64]
-    levels: NDArray[np.float64]
-
-
-Request = Evaluate | Compare
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Answer to :class:`Evaluate`.
-
-    ``values`` and ``eps`` hold answers for the first ``k <= m`` points (``k < m`` only when the budget ran
-    out, which ``exhausted`` then says). ``eps`` is the precision the oracle *achieved* (0 when exact);
-    a value may be ``+inf`` when it was censored above the request's ``cap`` or when the oracle knows the
-    objective is unbounded there. ``queries`` is the oracle's total spending after answering.
-    """
-
-    values: NDArray[np.float64]
-    eps: NDArray[np.float64]
-    queries: int
-    exhausted: bool = False
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Answer to :class:`Compare`: ``below[i]`` is True when f(points[i]) < levels[i].
-
-    An oracle that had to compute the values to compare them reports them in ``values``/``eps`` (so the
-    best point seen is never lost); a true one-bit oracle leaves them ``None``.
-    """
-
-    below: NDArray[np.bool_]
-    queries: int
-    exhausted: bool = False
-    values: NDArray[np.float64] | None = None
-    eps: NDArray[np.float64] | None = None
-
-
-Response = Evaluation | Comparison
-
-
 # ---------------------------------------------------------------------------------------------- oracles
 
 
@@ -196,7 +117,13 @@ class Oracle(ABC):
             return self.evaluate(request)
         if isinstance(request, Compare):
             return self.compare(request)
-        raise TypeError(f"unknown request type {type(request).__name__}; expected Evaluate or Compare")
+        if isinstance(request, FlatCoordinates):
+            return self.flat_coordinates(request)
+        raise TypeError(f"unknown request type {type(request).__name__}; expected Evaluate, Compare or FlatCoordinates")
+
+    def flat_coordinates(self, request: FlatCoordinates) -> FlatMask:
+        """Which coordinates f is locally constant along near the point: none known, unless a subclass knows."""
+        return FlatMask(flat=None, queries=self.queries)
 
     def evaluate(self, request: Evaluate) -> Evaluation:
         """Values at ``request.points``; stops early (``exhausted=True``) when the budget runs out."""

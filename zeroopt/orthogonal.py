@@ -22,6 +22,7 @@ Architectures for Scalable Policy Optimization* (ICML 2018).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -77,6 +78,9 @@ class OrthogonalDirections:
     >>> bool(np.allclose(u @ u.T, np.eye(4))), s.scale(10)
     (True, 10.0)
     """
+
+    #: Draws in any number of dimensions (no image shape): a solver may draw it within a subspace.
+    shape_free: ClassVar[bool] = True
 
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
         return orthonormal_rows(rng, q, d)

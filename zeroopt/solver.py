@@ -19,7 +19,7 @@ from .directions import DirectionSampler
 from .estimators import GradientEstimate, GradientEstimator
 from .linesearch import StepResult
 from .momentum import DirectionRule
-from .oracle import Request, Response
+from .oracle import FlatCoordinates, FlatMask, Request, Response
 from .parts import Behaviour, Move, Precision
 
 __all__ = ["ComposedSolver", "SolverState", "StepOutcome", "StepRule"]
@@ -88,6 +88,12 @@ class ComposedSolver:
         What the step rule follows, from the estimate and the state's memory
         (:class:`~zeroopt.momentum.AdaptiveMomentum`, or any :class:`~zeroopt.momentum.DirectionRule`);
         ``None``: the estimate itself.
+    skip_flat
+        Before each estimate, ask the oracle which coordinates the objective does not depend on near the iterate
+        (:class:`~zeroopt.oracle.FlatCoordinates`, no query) and keep the probes off them: a probe's component
+        there changes no comparison and only adds noise to the estimate. Where the oracle names an equivalent
+        point of lower value (:class:`~zeroopt.oracle.FlatMask`), the iterate moves there first. An oracle that
+        knows nothing leaves the iteration as it would be without.
     """
 
     name: str
@@ -101,6 +107,7 @@ class ComposedSolver:
     retract: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
     behaviours: tuple[Behaviour, ...] = ()
     direction: DirectionRule | None = None
+    skip_flat: bool = False
 
     def requested_eps(self, beta: float, value: float = math.nan) -> float | None:
         """Precision to request at smoothing radius ``beta`` from an iterate of value ``value``."""
@@ -119,10 +126,12 @@ class ComposedSolver:
 
     def step_generator(self, state: SolverState) -> Generator[Request, Response, StepOutcome]:
         """One iteration: estimate the gradient with ``q`` probes, apply the step rule, then the behaviours."""
-        d = state.x.size
+        active = None
+        if self.skip_flat:
+            state, active = yield from self._off_flat_coordinates(state)
         eps = self.requested_eps(state.beta, state.fx)
-        u = self.sampler.sample(state.rng, self.probes(state), d, state.iteration)
-        est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, self.sampler.scale(d), eps)
+        u, scale = self._probe_directions(state, active)
+        est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, scale, eps)
         g, memory = (est.g, state.memory) if self.direction is None else self.direction(self, state, est)
         res: StepResult = yield from self.step_rule(state.x, state.fx, g, state.step, eps, self.retract)
         move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, state.beta, memory=memory)
@@ -143,3 +152,40 @@ class ComposedSolver:
             grad_norm=float(np.linalg.norm(est.g)),
             converged=move.converged,
         )
+
+    def _off_flat_coordinates(
+        self, state: SolverState
+    ) -> Generator[Request, Response, tuple[SolverState, NDArray[np.intp] | None]]:
+        """The iterate (moved to the oracle's equivalent point when it names a lower one) and the indices of the
+        coordinates to probe (``None``: all of them)."""
+        resp = yield FlatCoordinates(point=state.x, value=float(state.fx), radius=float(state.beta))
+        if not isinstance(resp, FlatMask):
+            return state, None
+        if resp.point is not None and resp.value < state.fx:
+            state = replace(state, x=np.asarray(resp.point, dtype=float), fx=float(resp.value))
+        if resp.flat is None:
+            return state, None
+        active = np.flatnonzero(~np.asarray(resp.flat, dtype=bool))
+        # Nothing flat: the plain draw. Fewer than two coordinates left: no direction to compare, so no restriction.
+        return state, (active if 2 <= active.size < state.x.size else None)
+
+    def _probe_directions(
+        self, state: SolverState, active: NDArray[np.intp] | None
+    ) -> tuple[NDArray[np.float64], float]:
+        """``q`` probe directions (within the ``active`` coordinates when given) and the estimator's scale."""
+        d, q = state.x.size, self.probes(state)
+        if active is None:
+            return self.sampler.sample(state.rng, q, d, state.iteration), self.sampler.scale(d)
+        n = active.size
+        if getattr(self.sampler, "shape_free", False):
+            within, scale = self.sampler.sample(state.rng, q, n, state.iteration), self.sampler.scale(n)
+        else:  # a sampler tied to the input's shape: its draws, masked, at their own lengths
+            full = self.sampler.sample(state.rng, q, d, state.iteration)
+            within = full[:, active]
+            kept = np.linalg.norm(within, axis=1, keepdims=True)
+            within = np.where(kept > 0, within * np.linalg.norm(full, axis=1, keepdims=True) / np.maximum(kept, 1e-300),
+                              0.0)
+            scale = self.sampler.scale(d) * n / d
+        u = np.zeros((len(within), d))
+        u[:, active] = within
+        return u, scale

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt import Compare, Comparison, Evaluate, Evaluation, OracleGroup, QueryLedger
+from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, OracleGroup, QueryLedger
 from zeroopt.oracle import Request, Response
+
+from .flat import flat_pixels
 
 __all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
 
@@ -351,7 +353,7 @@ class BoundaryOracleGroup(OracleGroup):
             elif isinstance(req, Compare):
                 for p, level in zip(req.points, req.levels, strict=True):
                     searches.append(RaySearch(owner, self.ray(owner, p), float(level), 0.0, "compare"))
-            else:
+            elif not isinstance(req, FlatCoordinates):  # (answered below, at no query)
                 raise TypeError(f"unknown request {type(req).__name__}")
             per_request.append(searches)
         self.run([s for group in per_request for s in group])
@@ -361,7 +363,10 @@ class BoundaryOracleGroup(OracleGroup):
             k = next((i for i, s in enumerate(searches) if not s.done), len(searches))
             exhausted = k < len(searches)
             spent = self.images[owner].ledger.spent
-            if isinstance(req, Evaluate):
+            if isinstance(req, FlatCoordinates):
+                responses.append(flat_pixels(self.images[owner].x0, np.asarray(req.point, dtype=float), req.value,
+                                             req.radius, self.lo, self.hi, spent))
+            elif isinstance(req, Evaluate):
                 responses.append(
                     Evaluation(
                         values=np.array([s.value for s in searches[:k]], dtype=float),
