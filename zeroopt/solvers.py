@@ -251,12 +251,6 @@ GROWING_BASELINE = "shrunk"
 #: MNIST untargeted from 1k to 8k and 0.99-1.00 targeted (two seeds); on CIFAR-10, where q/d is a quarter of
 #: MNIST's, within 1% either way up to 2k (benchmarks/results/ablation/orthogonal/, suite_tags_orthogonal.md).
 GROWING_DIRECTIONS = "orthogonal"
-#: sign-growing keeps its probes off the coordinates the oracle calls flat near the iterate, and takes the
-#: equivalent point it names (``skip_flat``; :class:`~zeroopt.oracle.FlatCoordinates`) where the value is a radius
-#: (the hard-label g, whose pixels pushed past their bound are flat). Batched, per input 0.87-0.97 at 500-2k on
-#: both MNIST experiments, level at 8k, 0.86-0.94 on GBDT MNIST at 8k-11.9k, CIFAR-10 and HIGGS (few or no
-#: such pixels) within 2.4% (benchmarks/results/ablation/skip-flat/).
-GROWING_SKIP_FLAT = True
 
 
 @dataclass(frozen=True)
@@ -283,7 +277,6 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
         out["eps_per_beta"] = GROWING_EPS_PER_BETA
     if context.radial:
         out["line_search"] = GROWING_RADIAL_STEP
-        out["skip_flat"] = GROWING_SKIP_FLAT
     return out
 
 
