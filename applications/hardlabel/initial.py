@@ -213,15 +213,15 @@ def initial_directions(
 ) -> tuple[list[int], list[NDArray[np.float64]], list[float], list[SolverState | None]]:
     """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
 
-    ``config`` supplies ``n_initial``, ``n_uniform``, ``race_iterations``, ``target_examples`` and
-    ``target_pool`` (an :class:`AttackConfig`). Each family of candidates (the sampler's, and for untargeted
+    ``config`` supplies ``n_initial``, ``n_uniform``, ``race_iterations``, ``race_keeps_state``, ``target_examples``
+    and ``target_pool`` (an :class:`AttackConfig`). Each family of candidates (the sampler's, and for untargeted
     attacks ``n_uniform`` toward uniform points of the domain) joins one search, whose winner is θ0. With a
-    ``solver``, the winners of separate searches race (:func:`zeroopt.race`) and the one that got lowest is
-    θ0: each family's own search when ``race_iterations > 0`` (a race of that many iterations), and ``starts``
-    independent searches, each of new candidates, when ``starts > 1`` (a race of ``race_queries`` queries per
-    input, or of ``race_iterations`` when that comes first). Returns ``(inputs, unit directions, values,
-    states)``: per input, the state of the race's winning run when ``config.race_keeps_state`` (the descent
-    goes on from it, :class:`zeroopt.RaceWinner`), else ``None`` (it starts afresh from the direction).
+    ``solver``, the winners of separate searches race (:func:`zeroopt.race`) and the one that got lowest is θ0: each
+    family's own search when ``race_iterations > 0`` (a race of that many iterations), and ``starts`` independent
+    searches, each of new candidates, when ``starts > 1`` (a race of ``race_queries`` queries per input, or of
+    ``race_iterations`` when that comes first). Returns ``(inputs, unit directions, values, states)``: per input,
+    the state of the race's winning run when ``config.race_keeps_state`` (the descent goes on from it,
+    :class:`zeroopt.RaceWinner`), else ``None`` (it starts afresh from the direction).
     """
     dim = int(np.prod(shape))
     examples, pool = flat_pool(config.target_examples, config.target_pool, dim)
@@ -253,17 +253,12 @@ def initial_directions(
         chosen = [RaceWinner(*min(winners[i], key=lambda s: s[1])) for i in found]
     best = {i: s for i, s in zip(found, chosen, strict=True) if s is not None}
     members = [i for i in best if group.images[i].ledger.remaining > 0]  # a race may have spent the rest
-    keep = bool(getattr(config, "race_keeps_state", False))
-    return (members, [best[i].x / np.linalg.norm(best[i].x) for i in members], [best[i].f for i in members],
-            [_unit_state(best[i].state) if keep else None for i in members])
-
-
-def _unit_state(state: SolverState | None) -> SolverState | None:
-    """The state with its iterate scaled to unit norm, as every other start is (g depends on θ/‖θ‖ only)."""
-    if state is None:
-        return None
-    norm = float(np.linalg.norm(state.x))
-    return replace(state, x=state.x / norm) if norm > 0 else state
+    thetas = [best[i].x / np.linalg.norm(best[i].x) for i in members]
+    # A winner's state has the winning point as its iterate: it goes on from the same unit direction as every
+    # other start (g depends on θ/‖θ‖ only).
+    states = [replace(best[i].state, x=theta) if config.race_keeps_state and best[i].state is not None else None
+              for i, theta in zip(members, thetas, strict=True)]
+    return members, thetas, [best[i].f for i in members], states
 
 
 def _distinct(
