@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,25 @@ def test_the_attack_takes_skip_flat_and_changes_nothing_where_no_pixel_is_at_a_b
     _interior_or_saturated(True, True)  # saturated inputs: succeeds within budget
     with pytest.raises(TypeError, match="skip_flat"):
         make_solver("sign-growing", SolverContext(dim=4), skip_flat="yes")
+
+
+def test_a_sampler_tied_to_a_shape_is_masked_instead_of_drawn_within() -> None:
+    """A sampler without ``shape_free`` draws in the full space; the flat coordinates are cut out and each probe
+    keeps its length, so the probes still stay off them."""
+
+    class ShapeBound:
+        def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> np.ndarray:
+            assert d == D  # always asked for the full space
+            u = rng.standard_normal((q, d))
+            return u / np.linalg.norm(u, axis=1, keepdims=True)
+
+        def scale(self, d: int) -> float:
+            return float(d)
+
+    base = make_solver("sign-growing", SolverContext(dim=D), skip_flat=True)
+    solver = dataclasses.replace(base, sampler=ShapeBound())
+    oracle = ReadsFew(budget=3000)
+    (res,) = drive([run_solver(solver, np.zeros(D), rng=np.random.default_rng(0))], IndependentGroup([oracle]))
+    asked = np.concatenate(oracle.points)
+    assert np.all(asked[:, LIVE:] == 0.0)
+    assert res.fun < 1e-3
