@@ -59,6 +59,49 @@ def paired_ratio(reference: Any, other: Any) -> str:
     return f"{ratio:.3f} ({np.mean(b < a * 0.999):.0%} / {np.mean(b > a * 1.001):.0%})"
 
 
+#: Resamples of the inputs behind a bootstrap interval (:func:`median_ratio_interval`).
+BOOTSTRAP_RESAMPLES = 2000
+#: The central share of the resampled ratios such an interval spans.
+INTERVAL_LEVEL = 0.9
+
+
+def median_ratio_interval(
+    ours: Any, peers: dict[str, Any], *, level: float = INTERVAL_LEVEL, resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """A paired bootstrap interval for ``median(ours) / min over peers of median(peer)`` over the same inputs.
+
+    Each resample draws the inputs with replacement, the same draw for every attack (the runs are paired input
+    by input), and takes the best peer *of that resample* — the headline's ratio, recomputed. The interval is
+    the central ``level`` of the resampled ratios: on 10 or 20 inputs a ratio of medians moves by several
+    percent with the draw of inputs alone, which tells a cell missed by 0.001 from one missed by 0.05.
+    Failures (``inf``) stay in the medians; a resample where both medians are infinite counts as ``inf``.
+
+    Examples
+    --------
+    >>> lo, hi = median_ratio_interval([1.0, 2.0, 3.0, 4.0], {"peer": [2.0, 4.0, 6.0, 8.0]})
+    >>> float(lo), float(hi)  # every input is exactly half the peer's: no spread
+    (0.5, 0.5)
+    """
+    a = np.asarray(ours, dtype=float)
+    if not peers or a.ndim != 1 or len(a) == 0:
+        raise ValueError("need one distance per input for ours and at least one peer")
+    table = np.stack([np.asarray(p, dtype=float) for p in peers.values()])
+    if table.shape[1:] != a.shape or np.isnan(a).any() or np.isnan(table).any():
+        raise ValueError("ours and every peer need one distance (no NaN) per common input")
+    if not 0 < level < 1 or resamples < 1:
+        raise ValueError(f"need 0 < level < 1 and resamples >= 1, got {level!r}, {resamples!r}")
+    draws = np.random.default_rng(seed).integers(0, len(a), size=(resamples, len(a)))
+    mine = np.median(a[draws], axis=1)
+    best = np.median(table[:, draws], axis=2).min(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(np.isnan(mine / best), np.inf, mine / best)
+    # Order statistics, not interpolation: an infinite ratio stays infinite, never inf - inf.
+    lo = np.quantile(ratio, (1 - level) / 2, method="lower")
+    hi = np.quantile(ratio, (1 + level) / 2, method="higher")
+    return float(lo), float(hi)
+
+
 def returned_not_adversarial(record: dict[str, Any]) -> bool:
     """The attack returned a point and the harness's own re-check labels it not adversarial."""
     claim = record.get("claim") or {}

@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks.headline import main, misses, misses_line, table
 from benchmarks.store import RunStore
+from benchmarks.tables import median_ratio_interval
 
 EXP = "cifar-untargeted"
 
@@ -70,11 +71,12 @@ def test_misses_count_exact_ratios_not_the_rounded_ones(tmp_path: Path) -> None:
     assert found["1000"] == pytest.approx(3.0) and "250" not in found
     assert "8000" not in found and "20000" not in found and len(found) == 4
     assert {b: r for _, b, r, _ in misses([t], smallest=0)}["250"] == pytest.approx(1.2)
-    t["ratio"]["8000"] = 0.903  # shown as 0.90 on the page, and still a miss
+    t["ratio"]["8000"], t["ratio_interval"]["8000"] = 0.903, [0.88, 0.95]  # shown as 0.90, and still a miss
     t["below_floor"]["8000"] = True
     assert misses([t])[-1] == (EXP, "8000", 0.903, True)
     line = misses_line([t])
-    assert "missed in 5 cells" in line and "1 of them below" in line and "at 8,000: 0.903 (below the floor)" in line
+    assert "missed in 5 cells" in line and "1 of them below" in line
+    assert "at 8,000: 0.903 [0.88–0.95] (below the floor)" in line and "1 of them have a 90% bootstrap" in line
     assert "(outside the goal): cifar-untargeted at 250: 1.200." in line
 
 
@@ -112,3 +114,43 @@ def test_without_runs_under_the_default_tag_the_largest_per_budget_tag_gives_the
     assert np.isnan(t["medians"]["ours-sign-growing"]["20000"]) and "20000" not in t["ratio"]
     assert t["ratio"]["8000"] == pytest.approx(0.42 / 0.5)
     assert table(peers, EXP, "ours-sign-growing", RunStore(db, "other-experiment"))["ratio"] == {}
+
+
+def test_the_ratio_interval_resamples_inputs_in_pairs_and_takes_the_best_peer_of_each_draw() -> None:
+    rng = np.random.default_rng(3)
+    peer = rng.uniform(0.5, 2.0, size=20)
+    # Ours a fixed fraction of the peer on every input: whatever the draw, the ratio is that fraction.
+    assert median_ratio_interval(0.8 * peer, {"a": peer}) == pytest.approx((0.8, 0.8))
+    # Ours equal to one peer and half another: the best peer of every draw is the half, so the ratio is 2.
+    assert median_ratio_interval(peer, {"same": peer, "half": 0.5 * peer}) == pytest.approx((2.0, 2.0))
+    # Noisy pairs: the interval holds the ratio of the medians, is the same for the same seed, and narrows with
+    # more inputs.
+    ours = peer * rng.lognormal(0.0, 0.2, size=20)
+    point = np.median(ours) / np.median(peer)
+    lo, hi = median_ratio_interval(ours, {"a": peer}, seed=7)
+    assert lo < point < hi and (lo, hi) == median_ratio_interval(ours, {"a": peer}, seed=7)
+    big_peer = rng.uniform(0.5, 2.0, size=2000)
+    big_lo, big_hi = median_ratio_interval(big_peer * rng.lognormal(0.0, 0.2, size=2000), {"a": big_peer})
+    assert big_hi - big_lo < (hi - lo) / 3
+    # Failures stay in: ours failing on most inputs gives an infinite median in every draw.
+    assert median_ratio_interval(np.full(5, np.inf), {"a": np.ones(5)}) == (np.inf, np.inf)
+    with pytest.raises(ValueError, match="one distance"):
+        median_ratio_interval(ours, {"a": peer[:5]})
+    with pytest.raises(ValueError, match="one distance"):
+        median_ratio_interval(np.append(ours[:-1], np.nan), {"a": peer})
+    with pytest.raises(ValueError, match="level"):
+        median_ratio_interval(ours, {"a": peer}, level=1.0)
+
+
+def test_the_page_shows_each_ratio_with_its_interval_and_counts_the_misses_it_could_undo(tmp_path: Path) -> None:
+    db, peers, ours, _ = _stores(tmp_path)
+    t = table(peers, EXP, "ours-sign-growing", ours)
+    for b, r in t["ratio"].items():  # the three inputs are alike: no spread
+        assert t["ratio_interval"][b] == pytest.approx([r, r])
+    t["ratio"]["8000"], t["ratio_interval"]["8000"] = 0.93, [0.85, 1.01]
+    line = misses_line([t])
+    assert "1 of them have a 90% bootstrap interval" in line and "at 8,000: 0.930 [0.85–1.01]" in line
+    out = tmp_path / "headline.md"
+    main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--db", str(db), "--out", str(out)])
+    assert "| 90% interval (bootstrap over inputs) | 1.20–1.20 |" in out.read_text()
+    assert json.loads(out.with_suffix(".json").read_text())[0]["ratio_interval"]["8000"] == pytest.approx([0.8, 0.8])
