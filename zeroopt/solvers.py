@@ -204,7 +204,8 @@ def _make_sign(opts: SignOptions, ctx: SolverContext) -> ComposedSolver:
 
 
 #: sign-growing's first estimate: 20 comparisons, growing like √t to Sign-OPT's K (HopSkipJump grows from
-#: 100 the same way; 20 lets a budget of a few hundred queries take several steps).
+#: 100 the same way; 20 lets a budget of a few hundred queries take several steps). q reaches K = 200 at
+#: iteration 99, after Σ ceil(20 √(t + 1)) ≈ 13.3k comparisons: below about 14k queries a larger cap changes nothing.
 GROWING_Q_START = 20
 #: sign-growing's first step on the unit sphere: the size the reference code resets its step to (not its
 #: initial 0.2): the first iterates are far from the optimum, where a step 0.2 needs several doublings (each an
