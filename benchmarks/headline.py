@@ -191,6 +191,7 @@ def main(argv: list[str] | None = None) -> None:
                         "TEMPLATE with {B} replaced by B (e.g. art-geoda=geoda-{B})")
     p.add_argument("--db", default=None)
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap over inputs behind each interval")
+    p.add_argument("--no-plot", action="store_true", help="skip the figure (OUT with .png)")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/headline.md"))
     a = p.parse_args(argv)
     import sys
@@ -228,9 +229,15 @@ def main(argv: list[str] | None = None) -> None:
                "columns comes from runs made with that budget (tag " + ", ".join(
                    f"`{x.partition('=')[2]}`" for x in a.planned.split(",") if x) + "); a dash where it cannot "
                "attack (targeted, or not images)."), "", misses_line(tables), ""]
+    if not a.no_plot:
+        text += [f"![ours / best peer per budget, with intervals]({a.out.with_suffix('.png').name})", ""]
     text += [markdown(t, a.ours, command) for t in tables]
     a.out.write_text("\n".join(text))
     a.out.with_suffix(".json").write_text(json.dumps(tables, indent=1) + "\n")
+    if not a.no_plot:
+        from benchmarks.plots import plot_headline  # matplotlib only when a figure is drawn
+
+        plot_headline(tables, a.out.with_suffix(".png"), GOAL, GOAL_FROM)
     print("\n".join(text))
 
 

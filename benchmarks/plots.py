@@ -122,3 +122,38 @@ def plot_examples(exp: Experiment, runs: dict[str, list[dict[str, Any]]], path: 
     save_figure(fig, path, photo=True)  # pictures of inputs
     plt.close(fig)
     return path
+
+
+def plot_headline(tables: list[dict[str, Any]], path: Path, goal: float, goal_from: int) -> Path:
+    """Ours / best peer against the budget, one line per experiment of :mod:`benchmarks.headline`, each point with
+    its bootstrap interval over inputs; the goal as a dashed line from ``goal_from`` queries on."""
+    fig, ax = plt.subplots(figsize=(9.0, 4.5))
+    for k, t in enumerate(tables):
+        cells = [b for b in map(str, t["budgets"]) if b in t["ratio"]]
+        if not cells:
+            continue
+        x = np.array([int(b) for b in cells], dtype=float)
+        y = np.array([t["ratio"][b] for b in cells])
+        spans = t.get("ratio_interval", {})
+        lo = np.array([spans.get(b, [y[i], y[i]])[0] for i, b in enumerate(cells)])
+        hi = np.array([spans.get(b, [y[i], y[i]])[1] for i, b in enumerate(cells)])
+        # Interval ends may be infinite (failures in a draw): clip them to the plot, never drop the point.
+        err = np.clip(np.vstack([y - lo, hi - y]), 0.0, 2.0)
+        shift = 1.0 + 0.03 * (k - (len(tables) - 1) / 2)  # side by side at a shared budget, on the log axis
+        ax.errorbar(x * shift, y, yerr=err, marker="o", markersize=3, capsize=2, linewidth=1,
+                    color=_COLORS[k % len(_COLORS)], label=f"{t['experiment']} ({len(t['inputs'])})")
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.hlines(goal, goal_from, ax.get_xlim()[1], colors="black", linestyles="--", linewidth=1,
+              label=f"goal ≤ {goal:.2f} from {goal_from:,}")
+    ax.set_xscale("log")
+    ax.set_xlabel("queries per input")
+    level = next((t.get("interval_level") for t in tables if t.get("interval_level")), None)
+    ax.set_ylabel("our median L2 / the best peer's")
+    ax.set_title("Our default attack over the best peer, budget by budget"
+                 + ("" if level is None else f"\n(bars: {level:.0%} bootstrap interval over inputs)"), fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: no point hidden
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
+    return path

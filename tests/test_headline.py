@@ -54,7 +54,7 @@ def test_ours_at_takes_each_column_from_the_first_listed_budget_that_covers_it(t
     assert t["medians"]["ours-sign-growing"]["20000"] == pytest.approx(0.4)  # beyond 8000: the default tag
     out = tmp_path / "headline.md"
     main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--ours-at", "8000=ours8k",
-          "--db", str(db), "--out", str(out)])
+          "--db", str(db), "--out", str(out), "--no-plot"])
     text = out.read_text()
     assert "0.700†" in text and "0.400 |" in text and "--ours-at 8000=ours8k" in text
     saved = json.loads(out.with_suffix(".json").read_text())[0]
@@ -97,7 +97,7 @@ def test_a_planned_peer_is_read_from_the_runs_made_for_each_budget_and_can_be_th
     assert t["best_peer"]["2000"] == "fb-boundary" and t["ours_run_budget"] == {}
     out = tmp_path / "headline.md"
     main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--planned", "art-geoda=geoda-{B}",
-          "--db", str(db), "--out", str(out)])
+          "--db", str(db), "--out", str(out), "--no-plot"])
     assert "| art-geoda |" in out.read_text() and "(tag `geoda-{B}`)" in out.read_text()
     with pytest.raises(SystemExit, match="--planned"):
         main(["--experiments", EXP, "--tag", "peers", "--planned", "art-geoda=geoda", "--db", str(db),
@@ -153,4 +153,5 @@ def test_the_page_shows_each_ratio_with_its_interval_and_counts_the_misses_it_co
     out = tmp_path / "headline.md"
     main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--db", str(db), "--out", str(out)])
     assert "| 90% interval (bootstrap over inputs) | 1.20–1.20 |" in out.read_text()
+    assert "](headline.png)" in out.read_text() and out.with_suffix(".png").stat().st_size > 0
     assert json.loads(out.with_suffix(".json").read_text())[0]["ratio_interval"]["8000"] == pytest.approx([0.8, 0.8])
