@@ -85,7 +85,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "+ semicircular step": ("sign-growing", dict(_ONE_START)),
     "default + race between starts": ("sign-growing", {**_TOURNAMENT_START, "race_starts": None}),
     # Parts that change the direction a step follows (eleventh session): the sign estimator's baseline
-    # (zeroopt.centered_sign_of_difference) and momentum weighted by how often steps fall short
+    # (zeroopt.centered_sign_of_difference) and momentum weighted by how often steps overshoot
     # (zeroopt.AdaptiveMomentum).
     "default + baseline (centred signs)": ("sign-growing", {**_ONE_START, "baseline": True}),
     "default + adaptive momentum": ("sign-growing", {**_ONE_START, "momentum": 1.0}),

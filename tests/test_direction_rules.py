@@ -106,15 +106,15 @@ def _state(memory: dict) -> SolverState:  # type: ignore[type-arg]
                        rng=np.random.default_rng(0), memory=memory)
 
 
-def test_momentum_weight_follows_how_often_steps_fall_short() -> None:
+def test_momentum_weight_follows_how_often_steps_overshoot() -> None:
     rule = zeroopt.AdaptiveMomentum(max_weight=1.0)
     assert rule.weight(0.5) == 0.0 and rule.weight(0.3) == 0.0 and rule.weight(1.0) == 1.0
     e1, e2 = np.eye(3)[0], np.eye(3)[1]
     # First iteration: no previous direction, the estimate itself (its length kept).
     g, memory = rule(None, _state({}), GradientEstimate(g=3 * e1, eps=0.0, used=1))  # type: ignore[arg-type]
     assert np.allclose(g, 3 * e1)
-    # Estimates that keep pointing back against the last direction (the step fell short): the average of
-    # 'short' rises above ½ and the direction leans on the previous one, more with every such iteration.
+    # Estimates that keep pointing back against the last direction (the step overshot): the average of
+    # 'overshot' rises above ½ and the direction leans on the previous one, more with every such iteration.
     leans = []
     for _ in range(8):
         p = memory["momentum"][0]
@@ -124,7 +124,7 @@ def test_momentum_weight_follows_how_often_steps_fall_short() -> None:
         leans.append(g @ p / np.linalg.norm(g) - estimate @ p / np.linalg.norm(estimate))
     assert memory["momentum"][1] > 0.5
     assert leans[0] > 0 and leans[-1] > leans[0]
-    # Estimates that agree with the last direction (the step overshot) bring the weight back to 0.
+    # Estimates that agree with the last direction (the step fell short) bring the weight back to 0.
     for _ in range(30):
         g, memory = rule(None, _state(memory), GradientEstimate(g=memory["momentum"][0], eps=0.0, used=1))  # type: ignore[arg-type]
     assert memory["momentum"][1] < 0.5
@@ -138,8 +138,8 @@ def test_momentum_rejects_a_negative_weight() -> None:
 
 
 def test_momentum_carries_a_sign_descent_along_a_narrow_valley() -> None:
-    """On an ill-conditioned quadratic (condition 100, d = 20) the steps of a sign descent fall short along
-    the valley; with momentum the same budget ends lower, over ten seeds."""
+    """On an ill-conditioned quadratic (condition 100, d = 20) the steps of a sign descent zigzag across the
+    valley; with momentum the same budget ends lower, over ten seeds."""
     h = np.logspace(0, 2, 20)
 
     def f(x: np.ndarray) -> float:

@@ -117,7 +117,7 @@ class DescentOptions:
         keeps (:func:`~zeroopt.linesearch.opt_line_search`'s ``coarse``); 1: every candidate to ε.
     momentum
         When set, the step follows :class:`~zeroopt.momentum.AdaptiveMomentum` with this ``max_weight`` (the
-        previous direction's weight once every step falls short); ``None``: the estimate itself.
+        previous direction's weight once every step overshoots); ``None``: the estimate itself.
     history_prior
         Follow a Kalman filter of the gradient over the iterations (:class:`~zeroopt.prior.HistoryPrior`); before
         momentum when both are on. Not with ``line_search="fixed"``.
