@@ -14,3 +14,32 @@ def test_the_page_pairs_inputs_and_leaves_out_flips_of_the_order_of_1e_35() -> N
     # 250: ratios 0.5, 1, 2 (the 1e-35 flip left out): median 1.000, one input lower, one higher, of four.
     assert "| 1.000 (25% / 25%) | 1.000 (0% / 0%) |" in line
     assert "| median old | 1.500 | 1.000 |" in text and "| mean new | 2.625 | 1.000 |" in text
+
+
+def test_targeted_runs_aim_at_one_other_class_the_same_for_both_configurations(monkeypatch) -> None:
+    import numpy as np
+
+    import benchmarks.unseen_models as unseen
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(16, 10))
+
+    def model(x: np.ndarray) -> np.ndarray:  # a linear 10-class model on 16 features, labels only
+        return np.argmax((np.asarray(x).reshape(len(x), -1) - 0.5) @ w, axis=1)
+
+    x = rng.uniform(size=(40, 16))
+    pool = rng.uniform(size=(400, 16))
+    monkeypatch.setattr(unseen, "_models", lambda seed: ({"toy": model}, x, model(x), pool))
+    seen = {}
+    real_attack = __import__("applications.hardlabel", fromlist=["attack"]).attack
+
+    def spy(labels, x0, y0, **kw):  # noqa: ANN001
+        seen.setdefault("targets", []).append(kw["target"])
+        return real_attack(labels, x0, y0, **kw)
+
+    monkeypatch.setattr("applications.hardlabel.attack", spy)
+    rows = unseen.compare([{}, {}], n=5, budget=300, seed=3, targeted=True)
+    first, second = seen["targets"]
+    assert np.array_equal(first, second) and np.all(first != model(x)[:5])
+    assert rows[0]["l2"][0] == rows[0]["l2"][1]  # the same options, the same targets: the same runs
+    assert "targeted, batched" in unseen.markdown(unseen.summarize(rows), ["a", "b"], "cmd", targeted=True)
