@@ -252,6 +252,12 @@ GROWING_BASELINE = "shrunk"
 #: MNIST untargeted from 1k to 8k and 0.99-1.00 targeted (two seeds); on CIFAR-10, where q/d is a quarter of
 #: MNIST's, within 1% either way up to 2k (benchmarks/results/ablation/orthogonal/, suite_tags_orthogonal.md).
 GROWING_DIRECTIONS = "orthogonal"
+#: sign-growing's direction rule on the unit sphere: heavy-ball momentum weighted by how often the steps overshoot
+#: (:class:`~zeroopt.momentum.AdaptiveMomentum` with its own ``max_weight`` = 1): nothing while the estimates turn
+#: back against the last direction no more often than they agree with it, more once they keep turning back — the
+#: zigzag across a narrow valley, which late hard-label runs on an MNIST CNN show. In the suite harness and on models
+#: no default was chosen on (benchmarks/results/ablation/momentum/).
+GROWING_MOMENTUM = 1.0
 
 
 @dataclass(frozen=True)
@@ -261,7 +267,8 @@ class SignGrowingOptions(SignOptions):
     and a run that crawls converges (``min_progress``), so restarts can look elsewhere. On the unit sphere its
     probes are wider than Sign-OPT's (β = :data:`GROWING_BETA`), its precision relative to g and coarser
     (:data:`GROWING_EPS_PER_BETA`), its signs
-    centred on a shrunk baseline (:data:`GROWING_BASELINE`); where the value is a radius
+    centred on a shrunk baseline (:data:`GROWING_BASELINE`), its direction carries adaptive momentum
+    (:data:`GROWING_MOMENTUM`); where the value is a radius
     (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`)."""
 
     q_start: int | None = GROWING_Q_START
@@ -273,7 +280,7 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
         return {}
     out = {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS,
            "beta": GROWING_BETA, "baseline": GROWING_BASELINE,
-           "directions": GROWING_DIRECTIONS}
+           "directions": GROWING_DIRECTIONS, "momentum": GROWING_MOMENTUM}
     if context.adjustable_precision:
         out["eps_per_beta"] = GROWING_EPS_PER_BETA
     if context.radial:
