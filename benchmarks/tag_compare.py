@@ -8,6 +8,9 @@ Usage::
 
     python -m benchmarks.tag_compare --experiments gbdt-higgs,mnist-untargeted --tags full,attack-v2 \\
         --labels "previous default,new default" --out benchmarks/results/ablation/suite_tags.md
+
+A tag that holds ``{B}`` (``--tags 'eps-{B},mom-{B}'``) reads column B from the runs of that tag made with
+budget B: one page for an attack that plans from its budget and was run once per budget.
 """
 
 from __future__ import annotations
@@ -50,6 +53,27 @@ def compare(experiment: str, attack: str, stores: dict[str, RunStore], only: set
     return out
 
 
+def compare_per_budget(experiment: str, attack: str, tags: dict[str, str], db: str | None,
+                       only: set[int] | None = None) -> dict[str, Any]:
+    """:func:`compare`, one budget column at a time, where a tag may hold ``{B}``: column B then comes from the
+    runs of that tag with ``{B}`` replaced by B — runs made with that budget, for an attack that plans from it.
+    A column some tag never ran is left out; the inputs are those every tag ran in every column kept."""
+    cols = []
+    for b in (b for b in budgets_for(experiment) if only is None or b in only):
+        stores = {label: RunStore(db, tag.replace("{B}", str(b))) for label, tag in tags.items()}
+        t = compare(experiment, attack, stores, {b})
+        if t["inputs"] and len(t["median"]) == len(tags):
+            cols.append(t)
+    out: dict[str, Any] = {"experiment": experiment, "attack": attack, "budgets": [c["budgets"][0] for c in cols],
+                           "inputs": sorted(set.intersection(*(set(c["inputs"]) for c in cols))) if cols else [],
+                           "median": {}, "mean": {}, "paired": {}}
+    for kind in ("median", "mean", "paired"):
+        for k, label in enumerate(tags):
+            if kind != "paired" or k > 0:
+                out[kind][label] = [v for c in cols for v in list(c[kind].values())[k - (kind == "paired")]]
+    return out
+
+
 def markdown(t: dict[str, Any]) -> str:
     head = "| tag | " + " | ".join(f"{b:,}" for b in t["budgets"]) + " |"
     lines = [f"## {t['experiment']} — `{t['attack']}`, {len(t['inputs'])} inputs every tag ran", "",
@@ -69,7 +93,9 @@ def markdown(t: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--experiments", required=True, help="comma-separated suite experiments")
-    p.add_argument("--tags", required=True, help="comma-separated suite tags")
+    p.add_argument("--tags", required=True,
+                   help="comma-separated suite tags; in one that holds {B}, column B comes from that tag with {B} "
+                        "replaced by B (runs made with each budget)")
     p.add_argument("--labels", default=None, help="comma-separated names of the tags (default: the tags)")
     p.add_argument("--attack", default="ours-sign-growing")
     p.add_argument("--budgets", default=None,
@@ -82,9 +108,14 @@ def main(argv: list[str] | None = None) -> None:
     labels = a.labels.split(",") if a.labels else tags
     if len(labels) != len(tags):
         p.error(f"--labels names {len(labels)} tags, --tags gives {len(tags)}")
-    stores = {f"{label} (`{tag}`)": RunStore(a.db, tag) for label, tag in zip(labels, tags, strict=True)}
     only = {int(b) for b in a.budgets.split(",")} if a.budgets else None
-    tables = [t for e in a.experiments.split(",") if (t := compare(e, a.attack, stores, only))["budgets"]]
+    if any("{B}" in tag for tag in tags):
+        named = {f"{label} (`{tag}`)": tag for label, tag in zip(labels, tags, strict=True)}
+        tables = [t for e in a.experiments.split(",")
+                  if (t := compare_per_budget(e, a.attack, named, a.db, only))["budgets"]]
+    else:
+        stores = {f"{label} (`{tag}`)": RunStore(a.db, tag) for label, tag in zip(labels, tags, strict=True)}
+        tables = [t for e in a.experiments.split(",") if (t := compare(e, a.attack, stores, only))["budgets"]]
     command = "python -m benchmarks.tag_compare " + shlex.join(sys.argv[1:] if argv is None else argv)
     text = ["# One attack under several configurations (suite harness, stored runs)", "", f"Command: `{command}`",
             "", "Each tag is the same attack name run by `python -m benchmarks.run_suite --tag TAG` with another "

@@ -43,3 +43,22 @@ def test_medians_are_over_the_common_inputs_and_unrun_budgets_have_no_figure(tmp
     main(["--experiments", "mnist-untargeted,cifar-untargeted", "--tags", "old,new", "--attack", "ours-x",
           "--db", str(db), "--out", str(out), "--budgets", "1000"])
     assert "| 1,000 |" in out.read_text() and "| 2,000 |" not in out.read_text()
+
+
+def test_a_tag_with_B_reads_each_column_from_the_runs_made_with_that_budget(tmp_path: Path) -> None:
+    from benchmarks.tag_compare import compare_per_budget
+
+    db = tmp_path / "runs.sqlite"
+    # Runs made with budget 1000 (tags a-1000, b-1000) and 2000 (a-2000 only): a column b lacks is left out.
+    for tag, scale in (("a-1000", 1.0), ("b-1000", 0.5), ("a-2000", 3.0)):
+        store = RunStore(db, tag)
+        for i in range(2):
+            store.save(_record(i, [scale * (i + 1), scale * (i + 1)], budget=int(tag.split("-")[1])))
+    # (the 2k runs' trace at 1000 is not read: column 1000 comes from the 1000 tags alone)
+    t = compare_per_budget("mnist-untargeted", "ours-x", {"a": "a-{B}", "b": "b-{B}"}, str(db), {1000, 2000})
+    assert t["budgets"] == [1000] and t["inputs"] == [0, 1]
+    assert t["median"]["a"] == [1.5] and t["median"]["b"] == [0.75] and t["paired"]["b"] == ["0.500 (100% / 0%)"]
+    out = tmp_path / "page.md"
+    main(["--experiments", "mnist-untargeted", "--tags", "a-{B},b-{B}", "--attack", "ours-x", "--db", str(db),
+          "--out", str(out), "--budgets", "1000,2000"])
+    assert "| b-{B} (`b-{B}`) (median) | 0.750 |" in out.read_text()
