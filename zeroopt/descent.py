@@ -120,7 +120,9 @@ class DescentOptions:
         previous direction's weight once every step overshoots); ``None``: the estimate itself.
     history_prior
         Follow a Kalman filter of the gradient over the iterations (:class:`~zeroopt.prior.HistoryPrior`); before
-        momentum when both are on. Not with ``line_search="fixed"``.
+        momentum when both are on — where momentum then sees the filter's smoothed mean, which seldom turns back
+        against the last direction, so its weight stays near 0 (on the hard-label attack, exactly 0: the run is
+        the prior's alone). Not with ``line_search="fixed"``.
     skip_flat
         Keep the probes off the coordinates the oracle says the objective does not depend on near the iterate
         (:class:`~zeroopt.oracle.FlatCoordinates`; ``ComposedSolver(skip_flat=True)``), and move to the
