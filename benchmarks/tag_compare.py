@@ -64,14 +64,15 @@ def compare_per_budget(experiment: str, attack: str, tags: dict[str, str], db: s
         t = compare(experiment, attack, stores, {b})
         if t["inputs"] and len(t["median"]) == len(tags):
             cols.append(t)
-    out: dict[str, Any] = {"experiment": experiment, "attack": attack, "budgets": [c["budgets"][0] for c in cols],
-                           "inputs": sorted(set.intersection(*(set(c["inputs"]) for c in cols))) if cols else [],
-                           "median": {}, "mean": {}, "paired": {}}
-    for kind in ("median", "mean", "paired"):
-        for k, label in enumerate(tags):
-            if kind != "paired" or k > 0:
-                out[kind][label] = [v for c in cols for v in list(c[kind].values())[k - (kind == "paired")]]
-    return out
+    labels = list(tags)  # compare's tables are keyed by these; "paired" has every label but the first
+
+    def stitched(kind: str, names: list[str]) -> dict[str, list[Any]]:
+        return {label: [v for c in cols for v in c[kind][label]] for label in names}
+
+    return {"experiment": experiment, "attack": attack, "budgets": [c["budgets"][0] for c in cols],
+            "inputs": sorted(set.intersection(*(set(c["inputs"]) for c in cols))) if cols else [],
+            "median": stitched("median", labels), "mean": stitched("mean", labels),
+            "paired": stitched("paired", labels[1:])}
 
 
 def markdown(t: dict[str, Any]) -> str:
@@ -109,13 +110,16 @@ def main(argv: list[str] | None = None) -> None:
     if len(labels) != len(tags):
         p.error(f"--labels names {len(labels)} tags, --tags gives {len(tags)}")
     only = {int(b) for b in a.budgets.split(",")} if a.budgets else None
+    named = {f"{label} (`{tag}`)": tag for label, tag in zip(labels, tags, strict=True)}
     if any("{B}" in tag for tag in tags):
-        named = {f"{label} (`{tag}`)": tag for label, tag in zip(labels, tags, strict=True)}
-        tables = [t for e in a.experiments.split(",")
-                  if (t := compare_per_budget(e, a.attack, named, a.db, only))["budgets"]]
+        def table(experiment: str) -> dict[str, Any]:
+            return compare_per_budget(experiment, a.attack, named, a.db, only)
     else:
-        stores = {f"{label} (`{tag}`)": RunStore(a.db, tag) for label, tag in zip(labels, tags, strict=True)}
-        tables = [t for e in a.experiments.split(",") if (t := compare(e, a.attack, stores, only))["budgets"]]
+        stores = {name: RunStore(a.db, tag) for name, tag in named.items()}
+
+        def table(experiment: str) -> dict[str, Any]:
+            return compare(experiment, a.attack, stores, only)
+    tables = [t for e in a.experiments.split(",") if (t := table(e))["budgets"]]
     command = "python -m benchmarks.tag_compare " + shlex.join(sys.argv[1:] if argv is None else argv)
     text = ["# One attack under several configurations (suite harness, stored runs)", "", f"Command: `{command}`",
             "", "Each tag is the same attack name run by `python -m benchmarks.run_suite --tag TAG` with another "

@@ -31,7 +31,7 @@ def test_targeted_runs_aim_at_one_other_class_the_same_for_both_configurations(m
     pool = rng.uniform(size=(400, 16))
     monkeypatch.setattr(unseen, "_models", lambda seed: ({"toy": model}, x, model(x), pool))
     seen = {}
-    real_attack = __import__("applications.hardlabel", fromlist=["attack"]).attack
+    from applications.hardlabel import attack as real_attack
 
     def spy(labels, x0, y0, **kw):  # noqa: ANN001
         seen.setdefault("targets", []).append(kw["target"])
