@@ -31,7 +31,7 @@ import numpy as np
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
 from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA  # noqa: E402
-from zeroopt.solvers import GROWING_EPS_PER_BETA  # noqa: E402
+from zeroopt.solvers import GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
@@ -50,6 +50,7 @@ _RECORD_DEFAULT = {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal
 # left it (precision β/100), which later rows add one part to.
 _RACE_DEFAULT = {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted"}
 _PRECISION_DEFAULT = {**_RACE_DEFAULT, "eps_per_beta": GROWING_EPS_PER_BETA}
+_MOMENTUM_DEFAULT = {**_PRECISION_DEFAULT, "momentum": 1.0}  # the twenty-first session's default
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -117,6 +118,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + race winner keeps its state": ("sign-growing", {**_PRECISION_DEFAULT, "race_keeps_state": True}),
     # (nineteenth session) each probe compared with the tangent plane's level (zeroopt.estimators.probe_levels)
     "default + tangent-plane probe levels": ("sign-growing", {**_PRECISION_DEFAULT, "probe_level": "tangent"}),
+    # (twenty-second session) the default as the twenty-first left it (adaptive momentum), and probes shaped by the
+    # direction (zeroopt.IterateShapedProbes, sign-growing's default where the value is a radius since)
+    "default + adaptive momentum (β/100)": ("sign-growing", dict(_MOMENTUM_DEFAULT)),
+    "+ probes shaped by the direction": ("sign-growing", {**_MOMENTUM_DEFAULT, "probe_shape": GROWING_PROBE_SHAPE}),
     # (nineteenth session) probes kept off the pixels whose point lies past a bound, which are pulled back a little
     "default + probes off pixels past a bound": ("sign-growing", {**_PRECISION_DEFAULT, "skip_flat": True}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
@@ -153,6 +158,7 @@ for _solver, _options in VARIANTS.values():
         # every row before the nineteenth session compared each probe with the value itself
         _options.setdefault("probe_level", "value")
         _options.setdefault("skip_flat", False)  # every row before the nineteenth session probed every pixel
+        _options.setdefault("probe_shape", None)  # every row before the twenty-second session drew plain probes
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 

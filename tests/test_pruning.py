@@ -133,7 +133,9 @@ def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> Non
         return ((z[:, 0] > 0.7) & (z[:, 1] > 0.6)).astype(np.int64)
 
     x = np.full((2, 256), 0.5)
-    kw = {"budget": 1500, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0)}
+    # Probes as drawn (probe_shape=None): probes shaped by the direction already keep more of it off the free
+    # features (checked at the end), and what is measured here is what the pruning takes out.
+    kw = {"budget": 1500, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0), "probe_shape": None}
     plain = attack(model, x, np.zeros(2, dtype=np.int64), prune=False, **kw)
     pruned = attack(model, x, np.zeros(2, dtype=np.int64), **kw)  # on by default
     assert pruned.success.all() and np.all(pruned.queries <= 1500)
@@ -146,6 +148,10 @@ def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> Non
         assert np.all(free > 0.2) if most is None else np.all(free < most)
     assert np.all(pruned.distortion >= optimum - 1e-6) and np.all(pruned.distortion < 1.05 * optimum)
     assert np.all(plain.distortion > 1.1 * optimum)
+    shaped = attack(model, x, np.zeros(2, dtype=np.int64), **{**kw, "prune": False, "probe_shape": 0.3})
+    free_shaped = np.sum((shaped.x_adv.reshape(2, -1)[:, 2:] - 0.5) ** 2, axis=1) / shaped.distortion**2
+    free_plain = np.sum((plain.x_adv.reshape(2, -1)[:, 2:] - 0.5) ** 2, axis=1) / plain.distortion**2
+    assert np.all(free_shaped < free_plain) and np.all(shaped.distortion < plain.distortion)
     with pytest.raises(ValueError, match="prune"):
         attack(model, x, np.zeros(2, dtype=np.int64), prune="yes", **kw)
 

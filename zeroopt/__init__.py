@@ -84,6 +84,7 @@ from .registry import (
     register_solver,
 )
 from .restarts import EXPLOIT_GAIN, POLISH_RESERVE, FreshStart, solve_many
+from .shaping import IterateShapedProbes, ProbeShape
 from .solver import ComposedSolver, SolverState
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 
@@ -93,7 +94,7 @@ __all__ = [
     "AdaptiveMomentum", "ChainedDirections", "DirectionRule", "GradientFilter", "HistoryPrior",
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
-    "multi_scale_directions",
+    "multi_scale_directions", "IterateShapedProbes", "ProbeShape",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",

@@ -35,6 +35,7 @@ from .parts import (
     StallRule,
 )
 from .prior import HistoryPrior
+from .shaping import IterateShapedProbes
 from .solver import ComposedSolver, StepRule
 
 if TYPE_CHECKING:
@@ -128,6 +129,11 @@ class DescentOptions:
         (:class:`~zeroopt.oracle.FlatCoordinates`; ``ComposedSolver(skip_flat=True)``), and move to the
         equivalent point of lower value it names, if any. Off by default; an oracle that knows nothing makes it
         a no-op.
+    probe_shape
+        When set (a weight in (0, 1]), each probe puts this share of its variance on the coordinates in
+        proportion to the iterate's |xᵢ| (:class:`~zeroopt.shaping.IterateShapedProbes`; orthonormal samplers'
+        probes are orthonormalised again): for objectives whose iterate is itself a perturbation, such as a
+        radius along a direction. ``None``: probes as the sampler draws them.
     min_progress
         When set, the run also converges once the second half of its iterations improved its value by less
         than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
@@ -156,6 +162,7 @@ class DescentOptions:
     momentum: float | None = None
     history_prior: bool = False
     skip_flat: bool = False
+    probe_shape: float | None = None
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -163,6 +170,9 @@ class DescentOptions:
         check_positive("patience", self.patience, integer=True, allow_none=True)
         check_positive("min_progress", self.min_progress, allow_none=True)
         check_positive("momentum", self.momentum, allow_none=True)
+        check_positive("probe_shape", self.probe_shape, allow_none=True)
+        if self.probe_shape is not None and self.probe_shape > 1:
+            raise ValueError(f"probe_shape is a share of each probe's variance, in (0, 1]; got {self.probe_shape!r}")
         check_positive("q_start", self.q_start, integer=True, allow_none=True)
         check_positive("beta", self.beta)
         check_positive("step", self.step)
@@ -274,8 +284,9 @@ def descent_solver(
     Returns
     -------
     ComposedSolver
-        sampler → estimator → [history prior] → [momentum] → step rule → [best probe] → stall rule; a fixed step,
-        which never shrinks, gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
+        sampler → [probe shape] → estimator → [history prior] → [momentum] → step rule → [best probe] → stall
+        rule; a fixed step, which never shrinks, gets the no-progress rule instead (unless ``opts.patience`` is
+        ``None``).
     """
     behaviours: list = [BestProbe()] if best_probe else []
     if opts.line_search != "fixed":
@@ -297,4 +308,6 @@ def descent_solver(
         behaviours=tuple(behaviours),
         direction=direction_rule_for(opts),
         skip_flat=bool(opts.skip_flat),
+        probe_shape=None if opts.probe_shape is None else IterateShapedProbes(
+            float(opts.probe_shape), orthonormal=opts.directions == "orthogonal"),
     )

@@ -21,6 +21,7 @@ from .linesearch import StepResult
 from .momentum import DirectionRule
 from .oracle import FlatCoordinates, FlatMask, Request, Response
 from .parts import Behaviour, Move, Precision
+from .shaping import ProbeShape
 
 __all__ = ["ComposedSolver", "SolverState", "StepOutcome", "StepRule"]
 
@@ -57,7 +58,8 @@ class StepOutcome:
 
 @dataclass(frozen=True)
 class ComposedSolver:
-    """Zeroth-order descent composed of public parts: sampler → estimator → [direction] → step rule → behaviours.
+    """Zeroth-order descent composed of public parts: sampler → [probe shape] → estimator → [direction] → step rule
+    → behaviours.
 
     Parameters
     ----------
@@ -94,6 +96,10 @@ class ComposedSolver:
         there changes no comparison and only adds noise to the estimate. Where the oracle names an equivalent
         point of lower value (:class:`~zeroopt.oracle.FlatMask`), the iterate moves there first. An oracle that
         knows nothing leaves the iteration as it would be without.
+    probe_shape
+        Reshapes each iteration's probes from the iterate (:class:`~zeroopt.shaping.IterateShapedProbes`, or any
+        :class:`~zeroopt.shaping.ProbeShape`), after the sampler and any ``skip_flat`` restriction; ``None``:
+        the sampler's draws as they are.
     """
 
     name: str
@@ -108,6 +114,7 @@ class ComposedSolver:
     behaviours: tuple[Behaviour, ...] = ()
     direction: DirectionRule | None = None
     skip_flat: bool = False
+    probe_shape: ProbeShape | None = None
 
     def requested_eps(self, beta: float, value: float = math.nan) -> float | None:
         """Precision to request at smoothing radius ``beta`` from an iterate of value ``value``."""
@@ -173,6 +180,14 @@ class ComposedSolver:
         self, state: SolverState, active: NDArray[np.intp] | None
     ) -> tuple[NDArray[np.float64], float]:
         """``q`` probe directions (within the ``active`` coordinates when given) and the estimator's scale."""
+        u, scale = self._drawn_directions(state, active)
+        # The shape keeps each probe's length, so the estimator's scale still holds (for a trace of d).
+        return (u, scale) if self.probe_shape is None else (self.probe_shape(u, state.x, active), scale)
+
+    def _drawn_directions(
+        self, state: SolverState, active: NDArray[np.intp] | None
+    ) -> tuple[NDArray[np.float64], float]:
+        """The sampler's ``q`` directions (within the ``active`` coordinates when given) and their scale."""
         d, q = state.x.size, self.probes(state)
         if active is None:
             return self.sampler.sample(state.rng, q, d, state.iteration), self.sampler.scale(d)

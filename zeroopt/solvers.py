@@ -258,6 +258,12 @@ GROWING_DIRECTIONS = "orthogonal"
 #: zigzag across a narrow valley, which late hard-label runs on an MNIST CNN show. In the suite harness and on models
 #: no default was chosen on (benchmarks/results/ablation/momentum/).
 GROWING_MOMENTUM = 1.0
+#: sign-growing's probes where the value is a radius: a share 0.3 of each probe's variance in proportion to the
+#: direction's own |θᵢ| (:class:`~zeroopt.shaping.IterateShapedProbes`): the largest coordinates of the
+#: perturbation are where the boundary depends most on the input (at a minimum θ lies along its normal), so the
+#: comparisons measure more of the gradient there. 0.3 is the first of the two shares tried (0.5 was lower at
+#: 250-2k on MNIST targeted and higher late), not a tuned constant (benchmarks/results/ablation/probe-shape/).
+GROWING_PROBE_SHAPE = 0.3
 
 
 @dataclass(frozen=True)
@@ -269,7 +275,8 @@ class SignGrowingOptions(SignOptions):
     (:data:`GROWING_EPS_PER_BETA`), its signs
     centred on a shrunk baseline (:data:`GROWING_BASELINE`), its direction carries adaptive momentum
     (:data:`GROWING_MOMENTUM`); where the value is a radius
-    (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`)."""
+    (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`) and shapes its probes
+    by the direction (:data:`GROWING_PROBE_SHAPE`)."""
 
     q_start: int | None = GROWING_Q_START
     min_progress: float | None = GROWING_MIN_PROGRESS
@@ -285,6 +292,7 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
         out["eps_per_beta"] = GROWING_EPS_PER_BETA
     if context.radial:
         out["line_search"] = GROWING_RADIAL_STEP
+        out["probe_shape"] = GROWING_PROBE_SHAPE
     return out
 
 

@@ -168,9 +168,9 @@ def attack(
         sample at a few hundred than at thousands); ``None`` sends each round whole. Ignored when ``model``
         is already a ``LabelModel``.
     **solver_options
-        Overrides of the solver's options (``q``, ``beta``, ``step``, ``eps``, ...). The defaults are the
-        solver's own for g(θ) — a unit-sphere, adjustable-precision :class:`zeroopt.SolverContext` — as the
-        registry gives them: ``zeroopt.get_solver(name).defaults(context)``.
+        Overrides of the solver's options (``q``, ``beta``, ``step``, ``eps``, ``momentum``, ``probe_shape``,
+        ...). The defaults are the solver's own for g(θ) — a unit-sphere, adjustable-precision, radial
+        :class:`zeroopt.SolverContext` — as the registry gives them: ``zeroopt.get_solver(name).defaults(context)``.
 
     Raises
     ------
