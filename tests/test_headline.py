@@ -155,3 +155,28 @@ def test_the_page_shows_each_ratio_with_its_interval_and_counts_the_misses_it_co
     assert "| 90% interval (bootstrap over inputs) | 1.20–1.20 |" in out.read_text()
     assert "](headline.png)" in out.read_text() and out.with_suffix(".png").stat().st_size > 0
     assert json.loads(out.with_suffix(".json").read_text())[0]["ratio_interval"]["8000"] == pytest.approx([0.8, 0.8])
+
+
+def test_peers_from_a_stored_headline_give_the_same_ratios_without_intervals(tmp_path: Path) -> None:
+    db, peers, ours, _ = _stores(tmp_path)
+    full = tmp_path / "full.md"
+    main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--db", str(db), "--no-plot", "--out",
+          str(full)])
+    before = json.loads(full.with_suffix(".json").read_text())
+    # A database that holds our runs only (tag "ours" in a new file): the peers come from the stored JSON.
+    only_ours = RunStore(tmp_path / "ours-only.sqlite", "ours")
+    for r in ours.records(EXP, "ours-sign-growing"):
+        only_ours.save(r)
+    again = tmp_path / "again.md"
+    main(["--experiments", EXP, "--tag", "ours", "--db", str(tmp_path / "ours-only.sqlite"), "--no-plot",
+          "--peers-from", str(full.with_suffix(".json")), "--out", str(again)])
+    after = json.loads(again.with_suffix(".json").read_text())
+    assert after[0]["ratio"] == pytest.approx(before[0]["ratio"])
+    assert after[0]["best_peer"] == before[0]["best_peer"] and after[0]["ratio_interval"] == {}
+    assert "not in this database" in again.read_text()
+    # Inputs that do not pair up are refused, with what to do.
+    stored = [{**before[0], "inputs": [0, 1]}]
+    (tmp_path / "short.json").write_text(json.dumps(stored))
+    with pytest.raises(SystemExit, match="would not pair up"):
+        main(["--experiments", EXP, "--tag", "ours", "--db", str(tmp_path / "ours-only.sqlite"), "--no-plot",
+              "--peers-from", str(tmp_path / "short.json"), "--out", str(again)])
