@@ -126,6 +126,7 @@ class Experiment:
             bounds=self.bounds,
             n_classes=self.n_classes,
             torch_model=self.torch_model,
+            piecewise_constant=bool(getattr(self.label_fn, "piecewise_constant", False)),
         )
 
     def n_inputs(self, family: Family) -> int:

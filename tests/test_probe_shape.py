@@ -130,3 +130,51 @@ def test_the_theory_study_sees_the_gain_where_the_gradient_lives_on_the_iterate_
     assert shaped > 1.2 * plain
     plain, shaped = (shaped_cosine(white, x, w, q=20, reps=30, seed=1) for w in (0.0, 0.5))
     assert shaped == pytest.approx(plain, rel=0.1)
+
+
+def test_a_piecewise_constant_objective_keeps_plain_probes() -> None:
+    ctx = SolverContext(dim=D, unit_sphere=True, radial=True, piecewise_constant=True)
+    assert make_solver("sign-growing", ctx).probe_shape is None
+    assert make_solver("sign-growing", ctx, probe_shape=0.3).probe_shape is not None  # asked for, it is there
+
+
+def test_the_attack_says_piecewise_constant_for_tree_models_only() -> None:
+    import lightgbm
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+
+    from applications.hardlabel import as_label_model, attack
+    from applications.hardlabel.adapters.sklearn_adapter import is_tree_model
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=(60, 6))
+    y = (x[:, 0] > 0.5).astype(np.int64)
+    booster = lightgbm.train({"objective": "binary", "verbose": -1, "min_data_in_leaf": 5},
+                             lightgbm.Dataset(x, y), num_boost_round=3)
+    trees = (booster, RandomForestClassifier(n_estimators=3, random_state=0).fit(x, y),
+             HistGradientBoostingClassifier(max_iter=3).fit(x, y))
+    assert all(as_label_model(m, n_classes=2).piecewise_constant for m in trees)
+    smooth = LogisticRegression().fit(x, y)
+    assert not as_label_model(smooth, n_classes=2).piecewise_constant and not is_tree_model(smooth)
+    assert not as_label_model(lambda z: (z.reshape(len(z), -1)[:, 0] > 0.5).astype(int), n_classes=2
+                              ).piecewise_constant
+    with pytest.raises(ValueError, match="piecewise_constant"):
+        attack(smooth, x[:1], y[:1], budget=100, piecewise_constant="yes")
+
+
+def test_the_suite_harness_tells_our_attack_what_the_model_is() -> None:
+    from benchmarks.attacks.base import Batch
+    from benchmarks.attacks.ours import Ours
+
+    seen = {}
+
+    def impl(model, x0, y0, **kw):  # type: ignore[no-untyped-def]
+        seen.update(kw)
+        raise RuntimeError("stop")  # only the options matter here
+
+    batch = Batch(x0=np.zeros((1, 3), np.float32), y0=np.zeros(1, np.int64), target=None, starts=None,
+                  bounds=(0.0, 1.0), n_classes=2, piecewise_constant=True)
+    with pytest.raises(RuntimeError, match="stop"):
+        Ours("sign-growing", impl=impl).run(lambda z: np.zeros(len(z)), batch, budget=10, seed=0)  # type: ignore[arg-type]
+    assert seen["piecewise_constant"] is True
+    assert batch.take([0]).piecewise_constant is True

@@ -48,6 +48,9 @@ class SolverContext:
     adjustable_precision
         The oracle answers to a requested precision ε, at a cost that grows as ε shrinks, so a solver
         may tie ε to its smoothing radius β.
+    piecewise_constant
+        The value is piecewise constant (a tree ensemble's boundary distance jumps only where the ray's first
+        crossing moves to another leaf's face): parts that assume a slope everywhere may be left out.
     constants
         A published constant set (:data:`zeroopt.descent.PRESETS`: ``"paper"`` or ``"reference"``) for
         solvers that take their q and β from one; ``None``: the solver's own defaults.
@@ -60,6 +63,7 @@ class SolverContext:
     adjustable_precision: bool = False
     constants: str | None = None
     radial: bool = False
+    piecewise_constant: bool = False
 
     def __post_init__(self) -> None:
         if self.radial and not self.unit_sphere:

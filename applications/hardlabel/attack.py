@@ -153,6 +153,11 @@ def attack(
         tree ensemble never splits on go back to x0's; on a CNN the pass is refused at once.
         ``REFERENCE_START`` turns it off. ``polish_reserve`` sets the queries left when it happens (default
         100, :data:`zeroopt.POLISH_RESERVE`).
+    piecewise_constant
+        Whether the model is a tree ensemble, whose g(θ) is piecewise constant (``zeroopt.SolverContext``'s
+        trait; the registry then leaves out parts that assume a slope, such as ``sign-growing``'s probes shaped
+        by the direction). ``None`` (default): from the model — true for LightGBM and scikit-learn tree models,
+        false for anything else, a plain callable included (say ``True`` for a tree model behind a callable).
     verify
         Queries per input reserved (inside the budget) for a final re-check: slightly safer versions of the
         best point (perturbation scaled by 1.001, 1.002, ...) are labelled again, each alone in its own model
@@ -219,7 +224,10 @@ def attack(
     cfg.check_targets(tgt, shape)
     rngs = [np.random.default_rng(s) for s in seeds_for(seed, n)]
     # 3. The solver, as the registry builds it for g(θ).
-    spec, context = zeroopt.get_solver(solver), boundary_context(shape, cfg.preset)
+    piecewise = cfg.piecewise_constant
+    if piecewise is None:
+        piecewise = bool(getattr(label_model, "piecewise_constant", False))
+    spec, context = zeroopt.get_solver(solver), boundary_context(shape, cfg.preset, piecewise)
     resolved = spec.resolve(context, **solver_options)
     built, eps0 = spec.build(context, **resolved), initial_precision(resolved)
     # 4. The boundary oracle group: one ledger per input (the final check's reserve held back).

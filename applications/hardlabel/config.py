@@ -146,6 +146,7 @@ class AttackConfig:
     prune: bool = PRUNE
     polish_reserve: int = zeroopt.POLISH_RESERVE
     batch_size: int | str | None = "auto"
+    piecewise_constant: bool | None = None
 
     @classmethod
     def split(cls, config: AttackConfig | None, options: dict[str, Any]) -> tuple[AttackConfig, dict[str, Any]]:
@@ -169,6 +170,9 @@ class AttackConfig:
                              f"{RACE_UNTARGETED!r} (sized by the budget for untargeted attacks only), got {k!r}")
         if not _is_real(self.race_fraction) or not 0 < self.race_fraction < 1:
             raise ValueError(f"race_fraction must be a number in (0, 1), got {self.race_fraction!r}")
+        if self.piecewise_constant is not None and not isinstance(self.piecewise_constant, (bool, np.bool_)):
+            raise ValueError(f"piecewise_constant must be True, False or None (from the model), got "
+                             f"{self.piecewise_constant!r}")
         for name in ("fresh_restarts", "prune", "race_keeps_state"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -266,7 +270,7 @@ def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: Any) -> tuple[
     return x, lo, hi
 
 
-def boundary_context(shape: tuple[int, ...], preset: str) -> zeroopt.SolverContext:
+def boundary_context(shape: tuple[int, ...], preset: str, piecewise_constant: bool = False) -> zeroopt.SolverContext:
     """g(θ) described to the solver registry: it depends on θ's direction only (iterates on the unit
     sphere), it is a radius (the distance from x0 along θ to the adversarial region, so one query at radius r
     tells whether g(θ) < r), and its oracle's precision is chosen per request (a binary search's tolerance).
@@ -274,12 +278,12 @@ def boundary_context(shape: tuple[int, ...], preset: str) -> zeroopt.SolverConte
     An input that is one flat vector is taken for tabular features, whose order carries no smoothness: it
     is described without an array shape, so shape-aware samplers ("low-frequency", "multi-scale") draw from
     the whole sphere instead of smoothing across neighbouring features (on HIGGS the sphere start is the
-    better one: benchmarks/results/ablation/suite_tags.md).
+    better one: benchmarks/results/ablation/suite_tags.md). ``piecewise_constant``: g of a tree ensemble.
     """
     dim = int(np.prod(shape))
     array_shape = tuple(shape) if len(shape) > 1 else None
     return zeroopt.SolverContext(dim=dim, shape=array_shape, unit_sphere=True, adjustable_precision=True,
-                                 constants=preset, radial=True)
+                                 constants=preset, radial=True, piecewise_constant=piecewise_constant)
 
 
 def initial_precision(options: dict[str, Any]) -> float:

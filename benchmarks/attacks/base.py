@@ -43,6 +43,8 @@ class Batch:
         Number of classes of the model.
     torch_model : torch.nn.Module or None
         The differentiable model, for white-box attacks only.
+    piecewise_constant : bool
+        Whether the model is a tree ensemble (told to our attack, which sees it through the monitor's callable).
     """
 
     x0: np.ndarray
@@ -52,6 +54,7 @@ class Batch:
     bounds: tuple[Any, Any]  # scalars, or flat per-feature arrays
     n_classes: int
     torch_model: torch.nn.Module | None = None
+    piecewise_constant: bool = False
 
     def __len__(self) -> int:
         return len(self.x0)
@@ -67,6 +70,7 @@ class Batch:
             bounds=self.bounds,
             n_classes=self.n_classes,
             torch_model=self.torch_model,
+            piecewise_constant=self.piecewise_constant,
         )
 
 

@@ -94,6 +94,8 @@ class Ours:
     def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
         assert monitor is not None
         options = dict(self.options)
+        # The monitor is a plain callable: say what the model is, as a user with a wrapped tree model would.
+        options.setdefault("piecewise_constant", batch.piecewise_constant)
         if batch.starts is not None:
             # Targeted: the target-class starting pool. Untargeted: images of another class ((y0 + 1) mod K),
             # which the attack uses only as fallback starting directions when random ones all fail.

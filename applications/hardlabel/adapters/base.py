@@ -48,6 +48,9 @@ class LabelModel:
     takes_tensor
         Whether ``invoke`` accepts a ``torch.Tensor`` as is (torch models); otherwise tensors become numpy
         arrays.
+    piecewise_constant
+        Whether the model is a tree ensemble (labels constant between its splits' thresholds), which the attack
+        tells its solver (``zeroopt.SolverContext(piecewise_constant=True)``).
     check_input
         Optional check of a whole batch before anything is sent (e.g. the feature count of a fitted model); it
         raises ``ValueError`` for input the model cannot take.
@@ -75,11 +78,13 @@ class LabelModel:
         batch_size: int | None = None,
         takes_tensor: bool = False,
         check_input: Callable[[Batch], None] | None = None,
+        piecewise_constant: bool = False,
     ) -> None:
         self._invoke = invoke
         self._check_model_input = check_input
         self._decode = decode
         self.kind = kind
+        self.piecewise_constant = bool(piecewise_constant)  # a tree model: its labels change only across splits
         self.n_classes = check_n_classes(n_classes)
         self.batch_size = check_batch_size(batch_size)
         self._takes_tensor = takes_tensor

@@ -76,5 +76,6 @@ def booster_label_model(booster: Any, batch_size: int | None) -> LabelModel:
         return np.argmax(out, axis=1).astype(np.int64), k
 
     return LabelModel(
-        invoke, decode, kind="lightgbm", n_classes=k, batch_size=batch_size, check_input=check_input
+        invoke, decode, kind="lightgbm", n_classes=k, batch_size=batch_size, check_input=check_input,
+        piecewise_constant=True,
     )

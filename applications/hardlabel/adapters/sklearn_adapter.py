@@ -56,5 +56,17 @@ def sklearn_label_model(model: Any, batch_size: int | None) -> LabelModel:
         return order[position].astype(np.int64), None
 
     return LabelModel(
-        invoke, decode, kind="sklearn", n_classes=classes.size, batch_size=batch_size, check_input=check_input
+        invoke, decode, kind="sklearn", n_classes=classes.size, batch_size=batch_size, check_input=check_input,
+        piecewise_constant=is_tree_model(model),
     )
+
+
+#: scikit-learn's tree models and the ensembles made only of trees (their labels are piecewise constant).
+_TREE_ENSEMBLES = ("RandomForest", "ExtraTrees", "GradientBoosting", "HistGradientBoosting", "IsolationForest")
+
+
+def is_tree_model(model: Any) -> bool:
+    """Whether ``model`` is a scikit-learn decision tree or an ensemble made only of trees."""
+    module, name = type(model).__module__, type(model).__name__
+    return module.startswith("sklearn.tree") or (module.startswith("sklearn.ensemble")
+                                                  and name.startswith(_TREE_ENSEMBLES))
