@@ -152,7 +152,8 @@ def test_the_attack_says_piecewise_constant_for_tree_models_only() -> None:
     booster = lightgbm.train({"objective": "binary", "verbose": -1, "min_data_in_leaf": 5},
                              lightgbm.Dataset(x, y), num_boost_round=3)
     trees = (booster, RandomForestClassifier(n_estimators=3, random_state=0).fit(x, y),
-             HistGradientBoostingClassifier(max_iter=3).fit(x, y))
+             HistGradientBoostingClassifier(max_iter=3).fit(x, y),
+             lightgbm.LGBMClassifier(n_estimators=3, min_child_samples=5, verbose=-1).fit(x, y))
     assert all(as_label_model(m, n_classes=2).piecewise_constant for m in trees)
     smooth = LogisticRegression().fit(x, y)
     assert not as_label_model(smooth, n_classes=2).piecewise_constant and not is_tree_model(smooth)

@@ -65,8 +65,13 @@ def sklearn_label_model(model: Any, batch_size: int | None) -> LabelModel:
 _TREE_ENSEMBLES = ("RandomForest", "ExtraTrees", "GradientBoosting", "HistGradientBoosting", "IsolationForest")
 
 
+#: Gradient-boosted tree libraries whose scikit-learn wrappers (``LGBMClassifier``, ``XGBClassifier``, ...) come here.
+_TREE_LIBRARIES = ("lightgbm", "xgboost", "catboost")
+
+
 def is_tree_model(model: Any) -> bool:
-    """Whether ``model`` is a scikit-learn decision tree or an ensemble made only of trees."""
+    """Whether ``model`` is a decision tree or an ensemble made only of trees: scikit-learn's, or the scikit-learn
+    wrapper of a gradient-boosted tree library."""
     module, name = type(model).__module__, type(model).__name__
-    return module.startswith("sklearn.tree") or (module.startswith("sklearn.ensemble")
-                                                  and name.startswith(_TREE_ENSEMBLES))
+    return (module.startswith(("sklearn.tree", *_TREE_LIBRARIES))
+            or (module.startswith("sklearn.ensemble") and name.startswith(_TREE_ENSEMBLES)))
