@@ -172,6 +172,8 @@ def misses_line(tables: list[dict]) -> str:
     noise = ("" if not cells or level is None else
              f"; {noisy} of them have a {level:.0%} bootstrap interval over inputs (in brackets) that reaches "
              f"{GOAL:.2f}")
+    if cells and all(span is None for span in spans.values()):
+        noise = "; no bootstrap intervals (they need every attack's per-input runs)"
     early = [c for c in misses(tables, smallest=0) if int(c[1]) < GOAL_FROM]
     return (f"**The goal (<= {GOAL:.2f} from {GOAL_FROM:,} queries on) is missed in {len(cells)} cells by exact "
             f"ratio, {floor} of them below the white-box floor{noise}**" + (f": {listed}." if cells else ".")

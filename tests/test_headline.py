@@ -180,3 +180,10 @@ def test_peers_from_a_stored_headline_give_the_same_ratios_without_intervals(tmp
     with pytest.raises(SystemExit, match="would not pair up"):
         main(["--experiments", EXP, "--tag", "ours", "--db", str(tmp_path / "ours-only.sqlite"), "--no-plot",
               "--peers-from", str(tmp_path / "short.json"), "--out", str(again)])
+
+
+def test_without_intervals_the_misses_line_does_not_count_them() -> None:
+    t = {"experiment": EXP, "ratio": {"8000": 0.95}, "below_floor": {"8000": False}, "ratio_interval": {},
+         "interval_level": 0.9}
+    line = misses_line([t])
+    assert "missed in 1 cells" in line and "no bootstrap intervals" in line and "reaches" not in line
