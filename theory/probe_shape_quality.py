@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> None:
              "off the iterate's support": (x == 0) * rng.standard_normal(a.d)}
     rows = [{"gradient": name, "weight": w, "q": q, "cosine": round(shaped_cosine(g, x, w, q, a.reps, a.seed), 4)}
             for name, g in grads.items() for w in WEIGHTS for q in a.q]
+    cosine = {(r["gradient"], r["weight"], r["q"]): r["cosine"] for r in rows}
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "probe_shape.json").write_text(json.dumps(rows, indent=0) + "\n")
     cmd = "python -m theory.probe_shape_quality " + " ".join(sys.argv[1:] if argv is None else argv)
@@ -82,8 +83,7 @@ def main(argv: list[str] | None = None) -> None:
         lines += [f"## gradient {name}", "", "| probe shape weight | " + " | ".join(f"q={q}" for q in a.q) + " |",
                   "|---|" + "---|" * len(a.q)]
         for w in WEIGHTS:
-            cells = [f"{next(r['cosine'] for r in rows if (r['gradient'], r['weight'], r['q']) == (name, w, q)):.3f}"
-                     for q in a.q]
+            cells = [f"{cosine[name, w, q]:.3f}" for q in a.q]
             lines.append(f"| {w} | " + " | ".join(cells) + " |")
         lines.append("")
     import matplotlib
@@ -96,8 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     fig, axes = plt.subplots(1, len(grads), figsize=(12, 3.4), sharey=True)
     for ax, name in zip(axes, grads, strict=True):
         for i, w in enumerate(WEIGHTS):
-            ys = [next(r["cosine"] for r in rows if (r["gradient"], r["weight"], r["q"]) == (name, w, q)) for q in a.q]
-            ax.plot(a.q, ys, marker="o", color=f"C{i}", label=f"weight {w}")
+            ax.plot(a.q, [cosine[name, w, q] for q in a.q], marker="o", color=f"C{i}", label=f"weight {w}")
         ax.set(xscale="log", xlabel="queries per estimate (q)", title=f"gradient {name}")
     axes[0].set_ylabel("mean cosine to ∇f")
     axes[0].legend(fontsize=7)

@@ -30,7 +30,15 @@ from scipy.linalg import solve_triangular
 
 from .directions import register_sampler
 
-__all__ = ["OrthogonalDirections", "orthonormal_rows"]
+__all__ = ["OrthogonalDirections", "gram_schmidt_rows", "orthonormal_rows"]
+
+
+def gram_schmidt_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``rows`` (k linearly independent rows) orthonormalised in order, by Gram-Schmidt through the Cholesky factor
+    of their Gram matrix: two matrix products and a triangular solve, several times faster than Householder QR,
+    and exact enough while the Gram matrix is well conditioned. ``numpy.linalg.LinAlgError`` when it is not
+    positive definite (dependent rows)."""
+    return solve_triangular(np.linalg.cholesky(rows @ rows.T), rows, lower=True)
 
 
 def orthonormal_rows(rng: np.random.Generator, q: int, d: int) -> NDArray[np.float64]:
@@ -51,11 +59,8 @@ def orthonormal_rows(rng: np.random.Generator, q: int, d: int) -> NDArray[np.flo
         k = min(left, d)
         gauss = rng.standard_normal((k, d))
         if 2 * k <= d:
-            # Gram-Schmidt of the rows through the Cholesky factor of their Gram matrix: two matrix products
-            # and a triangular solve, several times faster than Householder QR; with k <= d/2 the Gram matrix's
-            # condition number stays below ~34, so nothing is lost to rounding.
-            chol = np.linalg.cholesky(gauss @ gauss.T)
-            blocks.append(solve_triangular(chol, gauss, lower=True))
+            # With k <= d/2 the Gram matrix's condition number stays below ~34, so nothing is lost to rounding.
+            blocks.append(gram_schmidt_rows(gauss))
         else:
             basis, upper = np.linalg.qr(gauss.T)
             # The signs of R's diagonal moved into Q (Mezzadri): Q is then Haar, whatever the QR convention.

@@ -224,9 +224,7 @@ def attack(
     cfg.check_targets(tgt, shape)
     rngs = [np.random.default_rng(s) for s in seeds_for(seed, n)]
     # 3. The solver, as the registry builds it for g(θ).
-    piecewise = cfg.piecewise_constant
-    if piecewise is None:
-        piecewise = bool(getattr(label_model, "piecewise_constant", False))
+    piecewise = label_model.piecewise_constant if cfg.piecewise_constant is None else cfg.piecewise_constant
     spec, context = zeroopt.get_solver(solver), boundary_context(shape, cfg.preset, piecewise)
     resolved = spec.resolve(context, **solver_options)
     built, eps0 = spec.build(context, **resolved), initial_precision(resolved)
