@@ -54,7 +54,8 @@ def _by_position(store: RunStore, experiment: str, attack: str) -> dict[int, dic
 
 def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | None = None,
           ours_at: list[tuple[int, RunStore]] | None = None,
-          planned: dict[str, list[tuple[int, RunStore]]] | None = None, seed: int = 0) -> dict:
+          planned: dict[str, list[tuple[int, RunStore]]] | None = None, seed: int = 0,
+          stored: dict | None = None) -> dict:
     """Medians per attack and budget on the common inputs, ours / best peer, and that ratio's bootstrap interval.
 
     ``ours_store``: where our default attack's runs are, when not beside the peers' (another suite tag).
@@ -67,6 +68,8 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
     ``seed``: of the bootstrap over inputs behind ``ratio_interval`` (:func:`benchmarks.tables.median_ratio_interval`:
     per budget, the central :data:`~benchmarks.tables.INTERVAL_LEVEL` of the ratio recomputed on inputs drawn with
     replacement).
+    ``stored``: this experiment's table of an earlier headline JSON (``--peers-from``): every attack with no runs in
+    the database on these inputs comes from it (:func:`stored_columns`).
     """
     attacks = [ours, *OTHERS, *PEERS, "cw-l2"]
     records = {a: _by_position(ours_store or store if a == ours else store, experiment, a) for a in attacks}
@@ -102,6 +105,15 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
                for col in d.T]
         out["medians"][a] = dict(zip(map(str, budgets), med, strict=True))
         columns[a] = d
+    if stored is not None:
+        kept, out["from_stored"] = stored_columns(stored, common, budgets, exclude=set(columns) | {ours})
+        for a, d in kept.items():
+            out["medians"][a] = {str(b): float(np.median(col)) for b, col in zip(budgets, d.T, strict=True)}
+            columns[a] = d
+    # Every attack's per-input L2 with real per-input values (not an earlier table's medians): a later headline
+    # can draw its intervals from this JSON alone (--peers-from) when the database that held the runs is gone.
+    out["per_input"] = {a: {str(b): [float(f"{v:.6g}") for v in col] for b, col in zip(budgets, d.T, strict=True)}
+                        for a, d in columns.items() if out.get("from_stored", {}).get(a) != "medians"}
     for b in map(str, budgets):
         peers = {a: out["medians"][a][b] for a in (*PEERS, *PLANNED_PEERS)
                  if a in out["medians"] and np.isfinite(out["medians"][a][b])}
@@ -118,26 +130,40 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
     return out
 
 
-def with_stored_peers(t: dict, stored: dict, ours: str) -> dict:
-    """``t`` (our runs only) with every other attack's medians taken from ``stored``, a table of an earlier headline
-    JSON for the same experiment and inputs, and the ratios recomputed from them. For a database that no longer
-    holds the peers' per-run records: the ratios are exact, the bootstrap intervals (which need them) are dropped.
-    """
-    if list(t["inputs"]) != list(stored["inputs"]) or list(t["budgets"]) != list(stored["budgets"]):
-        raise SystemExit(f"{t['experiment']}: our runs cover inputs {t['inputs']} at budgets {t['budgets']}, the "
-                         f"stored table inputs {stored['inputs']} at {stored['budgets']}: the medians would not pair "
-                         "up (run ours on the stored table's inputs)")
-    out = {**t, "medians": {ours: t["medians"][ours], **{a: m for a, m in stored["medians"].items() if a != ours}},
-           "ratio": {}, "best_peer": {}, "ratio_interval": {}, "below_floor": {}, "peers_from_stored": True}
-    for b in map(str, t["budgets"]):
-        peers = {a: m[b] for a, m in out["medians"].items()
-                 if a in (*PEERS, *PLANNED_PEERS) and m.get(b) is not None and np.isfinite(m[b])}
-        if peers and np.isfinite(out["medians"][ours].get(b, np.nan)):
-            best = min(peers, key=peers.get)
-            out["best_peer"][b], out["ratio"][b] = best, out["medians"][ours][b] / peers[best]
-            floor = out["medians"].get("cw-l2", {}).get(b, np.nan)
-            out["below_floor"][b] = bool(floor is not None and np.isfinite(floor) and GOAL * peers[best] < floor)
-    return out
+def stored_columns(stored: dict, common: list[int], budgets: tuple[int, ...],
+                   exclude: set[str] = frozenset()) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Per attack of ``stored`` (an earlier headline's table of the same experiment) but those in ``exclude``:
+    its ``(inputs, budgets)`` L2 on the ``common`` inputs, and where it came from. ``"per-input"``: the values that
+    table kept per input, so the bootstrap resamples them like any run's; ``"medians"``: a table written before
+    it kept them gives its medians alone, repeated on every input — they enter every bootstrap draw unchanged,
+    so the intervals then leave that attack's own spread out. A ``SystemExit`` says what to do when the inputs or
+    budgets do not pair up."""
+    if list(stored["budgets"]) != list(budgets):
+        raise SystemExit(f"{stored['experiment']}: the stored table's budgets {stored['budgets']} are not this "
+                         f"table's {list(budgets)}: the columns would not pair up")
+    position = {p: k for k, p in enumerate(stored["inputs"])}
+    per_input = stored.get("per_input", {})
+    columns: dict[str, np.ndarray] = {}
+    source: dict[str, str] = {}
+    for a, medians in stored["medians"].items():
+        if a in exclude:
+            continue
+        if a in per_input:
+            if not set(common) <= set(position):
+                raise SystemExit(f"{stored['experiment']}: our runs cover inputs {common}, the stored table's "
+                                 f"{stored['inputs']}: the per-input values would not pair up (run ours on the "
+                                 "stored table's inputs)")
+            columns[a] = np.array([[per_input[a][str(b)][position[p]] for b in budgets] for p in common], dtype=float)
+            source[a] = "per-input"
+        else:
+            if list(common) != list(stored["inputs"]):
+                raise SystemExit(f"{stored['experiment']}: our runs cover inputs {common}, the stored table's "
+                                 f"{stored['inputs']}: the medians would not pair up (run ours on the stored "
+                                 "table's inputs)")
+            row = [np.nan if medians.get(str(b)) is None else float(medians[str(b)]) for b in budgets]
+            columns[a] = np.tile(np.array(row, dtype=float), (len(common), 1))
+            source[a] = "medians"
+    return columns, source
 
 
 def misses(tables: list[dict], smallest: int = GOAL_FROM) -> list[tuple[str, str, float, bool]]:
@@ -181,6 +207,23 @@ def misses_line(tables: list[dict]) -> str:
                + "; ".join(f"{e} at {int(b):,}: {r:.3f}" for e, b, r, _ in early) + "."))
 
 
+def stored_note(tables: list[dict], path: Path) -> str:
+    """What the page says about the attacks taken from an earlier headline JSON (``--peers-from``)."""
+    def named(kind: str) -> list[str]:
+        return sorted({a for t in tables for a, k in t.get("from_stored", {}).items() if k == kind})
+
+    per_input, medians = named("per-input"), named("medians")
+    if not per_input and not medians:
+        return f"`{path}` was given, but the database holds runs of every attack: nothing came from it."
+    parts = [f"Attacks without runs in this database come from `{path}`, an earlier headline on the same inputs:"]
+    if per_input:
+        parts.append(", ".join(per_input) + " from the values it kept per input (resampled like any run);")
+    if medians:
+        parts.append(", ".join(medians) + " from its medians alone (it kept no per-input values for them), which "
+                     "enter every bootstrap draw unchanged — the intervals leave their own spread out.")
+    return " ".join(parts).rstrip(";") + ("." if not medians else "")
+
+
 def markdown(t: dict, ours: str, command: str) -> str:
     ran = [m for a, m in t["medians"].items() if a != "cw-l2"]
     cols = [b for b in map(str, t["budgets"]) if any(np.isfinite(m[b]) for m in ran)]
@@ -215,8 +258,8 @@ def main(argv: list[str] | None = None) -> None:
                         "TEMPLATE with {B} replaced by B (e.g. art-geoda=geoda-{B})")
     p.add_argument("--db", default=None)
     p.add_argument("--peers-from", type=Path, default=None,
-                   help="an earlier headline JSON: every attack but ours from its medians (for a database without "
-                        "the peers' runs; no intervals)")
+                   help="an earlier headline JSON: every attack without runs in the database comes from it (its "
+                        "per-input values, or the medians of a JSON written before it kept them)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap over inputs behind each interval")
     p.add_argument("--no-plot", action="store_true", help="skip the figure (OUT with .png)")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/headline.md"))
@@ -235,10 +278,9 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"--planned takes ATTACK=TEMPLATE with ATTACK in {PLANNED_PEERS} and {{B}} in "
                              f"TEMPLATE, got {item!r}")
         planned[attack] = [(b, RunStore(a.db, template.replace("{B}", str(b)))) for b in sorted(set(BUDGETS))]
-    tables = [table(store, e, a.ours, ours_store, ours_at, planned, a.seed) for e in a.experiments.split(",")]
-    if a.peers_from is not None:
-        stored = {t["experiment"]: t for t in json.loads(a.peers_from.read_text())}
-        tables = [with_stored_peers(t, stored[t["experiment"]], a.ours) for t in tables]
+    stored = {} if a.peers_from is None else {t["experiment"]: t for t in json.loads(a.peers_from.read_text())}
+    tables = [table(store, e, a.ours, ours_store, ours_at, planned, a.seed, stored.get(e))
+              for e in a.experiments.split(",")]
     text = ["# Our default attack beside every peer, budget by budget", "", f"Command: `{command}`", "",
             "Median L2 on the inputs every attack ran (suite tag `" + a.tag + "`"
             + ("" if ours_store is None else f"; {a.ours} from tag `{a.ours_tag}`")
@@ -259,10 +301,7 @@ def main(argv: list[str] | None = None) -> None:
                "columns comes from runs made with that budget (tag " + ", ".join(
                    f"`{x.partition('=')[2]}`" for x in a.planned.split(",") if x) + "); a dash where it cannot "
                "attack (targeted, or not images)."),
-            *([] if a.peers_from is None else [
-                "", f"Every attack but {a.ours} (peers, our other solvers, cw-l2): the medians of `{a.peers_from}`, "
-                "on the same inputs — the peers' per-run records are not in this database, so the ratios are "
-                "exact and the bootstrap intervals, which need them, are not drawn."]),
+            *([] if a.peers_from is None else ["", stored_note(tables, a.peers_from)]),
             "", misses_line(tables), ""]
     if not a.no_plot:
         text += [f"![ours / best peer per budget, with intervals]({a.out.with_suffix('.png').name})", ""]

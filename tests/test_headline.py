@@ -157,29 +157,43 @@ def test_the_page_shows_each_ratio_with_its_interval_and_counts_the_misses_it_co
     assert json.loads(out.with_suffix(".json").read_text())[0]["ratio_interval"]["8000"] == pytest.approx([0.8, 0.8])
 
 
-def test_peers_from_a_stored_headline_give_the_same_ratios_without_intervals(tmp_path: Path) -> None:
+def test_peers_from_a_stored_headline_give_the_same_ratios_and_intervals(tmp_path: Path) -> None:
     db, peers, ours, _ = _stores(tmp_path)
+    # One input unlike the others, so that the intervals have a spread to lose.
+    peers.save(_record("art-hsj", 2, [200, 1000, 8000], [2.0, 1.0, 0.9]))
     full = tmp_path / "full.md"
     main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--db", str(db), "--no-plot", "--out",
           str(full)])
     before = json.loads(full.with_suffix(".json").read_text())
+    assert before[0]["per_input"]["art-hsj"]["8000"] == [0.5, 0.5, 0.9]
     # A database that holds our runs only (tag "ours" in a new file): the peers come from the stored JSON.
     only_ours = RunStore(tmp_path / "ours-only.sqlite", "ours")
     for r in ours.records(EXP, "ours-sign-growing"):
         only_ours.save(r)
     again = tmp_path / "again.md"
-    main(["--experiments", EXP, "--tag", "ours", "--db", str(tmp_path / "ours-only.sqlite"), "--no-plot",
-          "--peers-from", str(full.with_suffix(".json")), "--out", str(again)])
+    args = ["--experiments", EXP, "--tag", "ours", "--db", str(tmp_path / "ours-only.sqlite"), "--no-plot",
+            "--out", str(again)]
+    main([*args, "--peers-from", str(full.with_suffix(".json"))])
     after = json.loads(again.with_suffix(".json").read_text())
     assert after[0]["ratio"] == pytest.approx(before[0]["ratio"])
-    assert after[0]["best_peer"] == before[0]["best_peer"] and after[0]["ratio_interval"] == {}
-    assert "not in this database" in again.read_text()
+    assert after[0]["best_peer"] == before[0]["best_peer"]
+    for b, span in before[0]["ratio_interval"].items():
+        assert after[0]["ratio_interval"][b] == pytest.approx(span)
+    assert after[0]["from_stored"]["art-hsj"] == "per-input" and "resampled like any run" in again.read_text()
+    # A JSON written before the per-input values were kept: the same ratios, the peers' medians held fixed.
+    old = [{k: v for k, v in before[0].items() if k != "per_input"}]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    main([*args, "--peers-from", str(tmp_path / "old.json")])
+    fixed = json.loads(again.with_suffix(".json").read_text())[0]
+    assert fixed["ratio"] == pytest.approx(before[0]["ratio"]) and fixed["from_stored"]["art-hsj"] == "medians"
+    assert "art-hsj" not in fixed["per_input"] and "medians alone" in again.read_text()
+    lo, hi = fixed["ratio_interval"]["8000"]
+    assert lo == hi == pytest.approx(0.4 / 0.5)  # our three inputs alike, the peer's spread left out
+    assert before[0]["ratio_interval"]["8000"][0] < lo  # ... which the per-input values keep
     # Inputs that do not pair up are refused, with what to do.
-    stored = [{**before[0], "inputs": [0, 1]}]
-    (tmp_path / "short.json").write_text(json.dumps(stored))
+    (tmp_path / "short.json").write_text(json.dumps([{**old[0], "inputs": [0, 1]}]))
     with pytest.raises(SystemExit, match="would not pair up"):
-        main(["--experiments", EXP, "--tag", "ours", "--db", str(tmp_path / "ours-only.sqlite"), "--no-plot",
-              "--peers-from", str(tmp_path / "short.json"), "--out", str(again)])
+        main([*args, "--peers-from", str(tmp_path / "short.json")])
 
 
 def test_without_intervals_the_misses_line_does_not_count_them() -> None:
