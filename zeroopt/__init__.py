@@ -72,7 +72,17 @@ from .parts import (
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
 from .pruning import PRUNE_MIN_SHARE, PRUNE_PATIENCE, Polish, prune_blocks, prune_run, pruning
-from .racing import RACE_FRACTION, RACE_ITERATIONS, RACE_MAX_STARTS, RACE_MIN_SHARE, RaceWinner, Start, race, race_plan
+from .racing import (
+    RACE_FRACTION,
+    RACE_ITERATIONS,
+    RACE_MAX_STARTS,
+    RACE_MIN_SHARE,
+    RaceWinner,
+    Start,
+    halving_rounds,
+    race,
+    race_plan,
+)
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
     SolverContext,
@@ -116,7 +126,7 @@ __all__ = [
     # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget
     "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RaceWinner", "Start",
     "race",
-    "race_plan",
+    "race_plan", "halving_rounds",
     # polishing a radial objective's point: take out the coordinates it does not need
     "PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning",
     # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)

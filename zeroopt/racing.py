@@ -26,7 +26,8 @@ from .records import IterationRecord, OptimizeResult
 from .solver import ComposedSolver, SolverState
 
 __all__ = [
-    "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RaceWinner", "Start", "race", "race_plan",
+    "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RaceWinner", "Start", "halving_rounds",
+    "race", "race_plan",
 ]
 
 #: Iterations each candidate runs before the race is decided: one iteration's gain is mostly its first step
@@ -73,12 +74,15 @@ def race_plan(
     fraction: float = RACE_FRACTION,
     min_share: int = RACE_MIN_SHARE,
     max_starts: int = RACE_MAX_STARTS,
+    halving: bool = False,
 ) -> tuple[int, int]:
     """How many independent starts a budget can race, and the queries their race may spend.
 
     The race may spend ``fraction`` of ``budget``; the number of starts doubles from 1 while each would still
     get ``min_share`` queries, up to ``max_starts``. Below ``2 * min_share / fraction`` there is no race:
-    ``(1, 0)``.
+    ``(1, 0)``. With ``halving`` (a race of :func:`halving_rounds` rounds, :func:`race`), twice as many starts for
+    the same queries: the halving rounds give the starts that fall behind early less than ``min_share`` each,
+    and the last two candidates more.
 
     Examples
     --------
@@ -95,7 +99,21 @@ def race_plan(
     starts = 1
     while 2 * starts <= max_starts and total // (2 * starts) >= min_share:
         starts *= 2
-    return (starts, total) if starts > 1 else (1, 0)
+    if starts == 1:
+        return 1, 0
+    return (2 * starts if halving else starts), total
+
+
+def halving_rounds(starts: int) -> int:
+    """The rounds of a successive-halving race between ``starts`` candidates down to one: ⌈log₂ starts⌉ (1 for
+    two or fewer — a plain race).
+
+    Examples
+    --------
+    >>> [halving_rounds(k) for k in (1, 2, 4, 8, 16)]
+    [1, 1, 2, 3, 4]
+    """
+    return max(1, math.ceil(math.log2(max(1, int(starts)))))
 
 
 def _check_length(iterations: int | None, queries: int | None) -> None:
@@ -115,6 +133,7 @@ def race(
     members: Sequence[int] | None = None,
     iterations: int | None = RACE_ITERATIONS,
     queries: int | None = None,
+    rounds: int = 1,
 ) -> list[RaceWinner | None]:
     """The best point each member's candidate starts reach in a race of ``solver`` runs, and its run's state.
 
@@ -136,6 +155,13 @@ def race(
         The race's length in the member's queries, all its candidates together: a candidate stops at the
         end of its first iteration after the member has spent this many since the race began (``None``: no
         such limit). Every run also ends at its member's budget.
+    rounds
+        Successive halving: the race's length (``queries``, or ``iterations`` per round) is cut into ``rounds``
+        equal rounds; after each round but the last, a member keeps the better half of its candidates (by the
+        lowest value each reached, rounded up), which go on from their runs' states. 1 (default): one round,
+        every candidate to the end. Why: a short run ranks its start only roughly (``RACE_MIN_SHARE``), so
+        the rounds spend little on the starts that are clearly behind and the most on the close contest at the
+        end; with twice the starts per halving round, the race looks at more basins for the same queries.
 
     Returns
     -------
@@ -157,28 +183,41 @@ def race(
     (True, 2)
     """
     _check_length(iterations, queries)
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
     members = list(range(len(candidates))) if members is None else list(members)
     if not len(candidates) == len(members) == len(rngs):
         raise ValueError("candidates, rngs and members must have one entry per member")
     out: list[RaceWinner | None] = [None if not c else RaceWinner(*min(c, key=lambda s: s[1])) for c in candidates]
-    entries = [(j, start) for j, c in enumerate(candidates) if len(c) > 1 for start in c]
-    if not entries:
-        return out
-    children = {j: list(rngs[j].spawn(len(candidates[j]))) for j in {j for j, _ in entries}}
-    # record.queries is the member's total spending (its oracle's count), shared by all its candidates.
-    until = {j: group.queries(members[j]) + queries if queries is not None else math.inf for j, _ in entries}
+    # Per member, its candidates still in the race: (start, the state its run ended in, its generator).
+    alive: dict[int, list[tuple[Start, SolverState | None, np.random.Generator]]] = {
+        # (each candidate's generator: the member's children in reverse, as the race drew them before rounds)
+        j: [(start, None, rng) for start, rng in zip(c, reversed(rngs[j].spawn(len(c))), strict=True)]
+        for j, c in enumerate(candidates) if len(c) > 1}
+    share = None if queries is None else max(1, queries // rounds)
+    for round_ in range(rounds):
+        entries = [(j, entry) for j, cands in alive.items() if len(cands) > 1 for entry in cands]
+        if not entries:
+            break
+        # record.queries is the member's total spending (its oracle's count), shared by all its candidates.
+        until = {j: group.queries(members[j]) + share if share is not None else math.inf for j, _ in entries}
 
-    def stop_after(j: int) -> Callable[[IterationRecord], bool]:  # a callback: True ends the run there
-        return lambda record: record.queries >= until[j]
+        def stop_after(j: int, until: dict[int, float] = until) -> Callable[[IterationRecord], bool]:
+            return lambda record: record.queries >= until[j]  # a callback: True ends the run there
 
-    runs = [
-        run_solver(solver, np.asarray(s[0], dtype=float).ravel(), rng=children[j].pop(), f0=s[1], f0_eps=s[2],
-                   max_iter=iterations, callbacks=(stop_after(j),))
-        for j, s in entries
-    ]
-    results = drive(runs, group, members=[members[j] for j, _ in entries])
-    for (j, _), r in zip(entries, results, strict=True):
-        best = out[j]
-        if best is None or r.fun < best.f:
-            out[j] = _winner_of(r)
+        runs = [
+            run_solver(solver, np.asarray(s[0], dtype=float).ravel(), rng=rng, f0=s[1], f0_eps=s[2],
+                       max_iter=iterations, callbacks=(stop_after(j),), state=state)
+            for j, (s, state, rng) in entries
+        ]
+        results = drive(runs, group, members=[members[j] for j, _ in entries])
+        reached: dict[int, list[tuple[Start, SolverState | None, np.random.Generator]]] = {}
+        for (j, (_, _, rng)), r in zip(entries, results, strict=True):
+            winner = _winner_of(r)
+            best = out[j]
+            if best is None or winner.f < best.f:
+                out[j] = winner
+            reached.setdefault(j, []).append(((winner.x, winner.f, winner.eps), winner.state, rng))
+        if round_ < rounds - 1:  # the better half of each member's candidates goes on
+            alive = {j: sorted(c, key=lambda e: e[0][1])[: (len(c) + 1) // 2] for j, c in reached.items()}
     return out

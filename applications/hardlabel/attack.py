@@ -126,6 +126,10 @@ def attack(
         keep growing from where they were) and memory — rather than afresh from its point (:class:`zeroopt.RaceWinner`).
         Default ``False``: per input 0.996-0.999 on untargeted CNN attacks at 8k-20k, 3% higher on GBDT MNIST at
         11.9k (benchmarks/results/ablation/race-state/).
+    race_halving
+        With ``True`` the race between starts is a successive-halving one: twice the starts
+        (:func:`zeroopt.race_plan` with ``halving=True``), the worse half of them dropped after each of
+        :func:`zeroopt.halving_rounds` rounds, so more basins are looked at for the same queries.
     target_examples, target_pool
         For targeted attacks: candidate inputs ``(M, *input_shape)`` (those the model labels as the target
         are used), or a dataset ``(x, y)`` from which examples of each target class are drawn. For untargeted

@@ -73,6 +73,9 @@ PRUNE = True
 # from its point. Measured, not on: per input 0.996-0.999 on the untargeted CNN experiments at 8k-20k, 3% higher
 # on GBDT MNIST at 11.9k, where a fresh run's cheap first steps serve better (benchmarks/results/ablation/race-state/).
 RACE_KEEPS_STATE = False
+# Whether the race between starts is a successive-halving one (zeroopt.race_plan(halving=True): twice the starts
+# for the same queries, the worse half dropped after each of zeroopt.halving_rounds rounds).
+RACE_HALVING = False
 MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
 VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
 
@@ -104,6 +107,10 @@ class AttackConfig:
         lowest point goes on. ``None``: as many as :func:`zeroopt.race_plan` gives the budget (1, no race, below
         about 6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k); ``"untargeted"`` (default): that for
         untargeted attacks and one search for targeted ones; 1: one search, no race.
+    race_halving
+        Whether the race between starts halves its field after each round (:func:`zeroopt.race` with
+        :func:`zeroopt.halving_rounds` rounds), with twice the starts a plain race sized by the budget gets
+        (:func:`zeroopt.race_plan` with ``halving=True``; :data:`RACE_HALVING`).
     race_keeps_state
         Whether the race's winner goes on with its run's state (:class:`zeroopt.RaceWinner`: its step size,
         iteration count — so its probe count keeps growing — and memory) or, by default, starts afresh from its
@@ -134,6 +141,7 @@ class AttackConfig:
     race_starts: int | str | None = CHEAP_START["race_starts"]
     race_fraction: float = zeroopt.RACE_FRACTION
     race_keeps_state: bool = RACE_KEEPS_STATE
+    race_halving: bool = RACE_HALVING
     target_examples: ArrayLike | None = None
     target_pool: tuple[ArrayLike, ArrayLike] | None = None
     n_classes: int | None = None
@@ -173,7 +181,7 @@ class AttackConfig:
         if self.piecewise_constant is not None and not isinstance(self.piecewise_constant, (bool, np.bool_)):
             raise ValueError(f"piecewise_constant must be True, False or None (from the model), got "
                              f"{self.piecewise_constant!r}")
-        for name in ("fresh_restarts", "prune", "race_keeps_state"):
+        for name in ("fresh_restarts", "prune", "race_keeps_state", "race_halving"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         b = self.batch_size
@@ -226,7 +234,7 @@ class AttackConfig:
         """``(starts, queries)``: the initial searches per input and the queries their race may spend, for an
         untargeted attack or (``targeted``) a targeted one."""
         if self.race_starts is None or (self.race_starts == RACE_UNTARGETED and not targeted):
-            return zeroopt.race_plan(int(budget), fraction=float(self.race_fraction))
+            return zeroopt.race_plan(int(budget), fraction=float(self.race_fraction), halving=bool(self.race_halving))
         if self.race_starts == RACE_UNTARGETED:
             return 1, 0
         k = int(self.race_starts)

@@ -21,6 +21,7 @@ from zeroopt import (
     RaceWinner,
     SolverContext,
     SolverState,
+    halving_rounds,
     make_sampler,
     race,
 )
@@ -247,8 +248,10 @@ def initial_directions(
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
     if racing:
         assert solver is not None
+        rounds = halving_rounds(starts) if config.race_halving and starts > 1 else 1
         chosen = race(solver, [_distinct(winners[i]) for i in found], group, rngs=[rngs[i] for i in found],
-                      members=found, iterations=config.race_iterations or None, queries=race_queries or None)
+                      members=found, iterations=config.race_iterations or None, queries=race_queries or None,
+                      rounds=rounds)
     else:
         chosen = [RaceWinner(*min(winners[i], key=lambda s: s[1])) for i in found]
     best = {i: s for i, s in zip(found, chosen, strict=True) if s is not None}
