@@ -152,6 +152,7 @@ for _solver, _options in VARIANTS.values():
     _options.setdefault("prune", False)  # every row before the sixteenth session ran without pruning
     # every row with a race before the nineteenth session started the winner's descent afresh
     _options.setdefault("race_keeps_state", False)
+    _options.setdefault("race_halving", False)  # every row before the twenty-third session raced without halving
     if _solver == "sign-growing":
         # every row before the eighteenth session asked for the reference code's precision, β/500
         _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)
