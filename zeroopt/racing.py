@@ -156,8 +156,8 @@ def race(
         end of its first iteration after the member has spent this many since the race began (``None``: no
         such limit). Every run also ends at its member's budget.
     rounds
-        Successive halving: the race's length (``queries``, or ``iterations`` per round) is cut into ``rounds``
-        equal rounds; after each round but the last, a member keeps the better half of its candidates (by the
+        Successive halving: ``queries`` is cut into ``rounds`` equal rounds (``iterations``, when given, bounds
+        each round); after each round but the last, a member keeps the better half of its candidates (by the
         lowest value each reached, rounded up), which go on from their runs' states. 1 (default): one round,
         every candidate to the end. Why: a short run ranks its start only roughly (``RACE_MIN_SHARE``), so
         the rounds spend little on the starts that are clearly behind and the most on the close contest at the
