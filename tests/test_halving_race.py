@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from boundary_oracles import CountingHalfspace
 
 from applications.hardlabel import attack
 from applications.hardlabel.config import AttackConfig
@@ -63,16 +64,8 @@ def test_race_plan_with_halving_doubles_the_starts_for_the_same_queries() -> Non
 def test_the_attack_with_a_halving_race_sends_twice_the_searches_and_keeps_its_budget() -> None:
     """At a budget the plain race gives two starts, ``race_halving=True`` sends four initial searches (their
     probe rounds of ``n_initial`` candidates are countable) and still keeps the budget and finds the boundary."""
-    rng = np.random.default_rng(4)
-    d, n_initial = 32, 17
-    w = rng.standard_normal(d)
-    x = np.full((1, d), 0.5)
-    sizes: list[int] = []
-
-    def model(z: np.ndarray) -> np.ndarray:
-        sizes.append(len(z))
-        return ((z.reshape(len(z), -1) - x[0]) @ w / np.linalg.norm(w) > 0.3).astype(np.int64)
-
+    model = CountingHalfspace(seed=4)
+    x, sizes, n_initial = model.x, model.sizes, 17
     budget = 8000
     for halving, searches in ((False, 2), (True, 4)):
         sizes.clear()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from boundary_oracles import CountingHalfspace
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -189,17 +190,9 @@ def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() 
     """Three initial searches race for half the budget: the model sees three probe rounds of ``n_initial``
     candidates (one search sends one), and the attack still keeps the budget, finds the boundary and
     reproduces itself from its seed."""
-    rng = np.random.default_rng(3)
-    d, n_initial = 32, 17  # a batch size nothing else in this attack sends
-    w = rng.standard_normal(d)
-    x = np.full((1, d), 0.5)
-    near = 0.3  # class 1 beyond the hyperplane 0.3 from x along w
-    sizes: list[int] = []
-
-    def model(z: np.ndarray) -> np.ndarray:
-        sizes.append(len(z))
-        return ((z.reshape(len(z), -1) - x[0]) @ w / np.linalg.norm(w) > near).astype(np.int64)
-
+    model = CountingHalfspace(seed=3)  # class 1 beyond the hyperplane 0.3 from x along w
+    x, near, sizes = model.x, model.near, model.sizes
+    n_initial = 17  # a batch size nothing else in this attack sends
     runs = []
     for k in (3, 3, 1):
         sizes.clear()
@@ -218,16 +211,8 @@ def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() 
 def test_the_default_races_untargeted_attacks_only() -> None:
     """At a budget the race plan gives two starts, the default sends two searches' probe rounds for an
     untargeted attack and one for a targeted attack (whose candidates are the target examples)."""
-    rng = np.random.default_rng(4)
-    d, n_initial = 32, 17
-    w = rng.standard_normal(d)
-    x = np.full((1, d), 0.5)
-    sizes: list[int] = []
-
-    def model(z: np.ndarray) -> np.ndarray:
-        sizes.append(len(z))
-        return ((z.reshape(len(z), -1) - x[0]) @ w / np.linalg.norm(w) > 0.3).astype(np.int64)
-
+    model = CountingHalfspace(seed=4)
+    x, w, sizes, rng, d, n_initial = model.x, model.w, model.sizes, model.rng, model.x.shape[1], 17
     budget = 8000
     assert race_plan(budget)[0] == 2
     # (no fresh restarts: a converged run's new initial search would send more probe rounds)
