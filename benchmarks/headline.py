@@ -101,15 +101,13 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
                     out["ours_run_budget"][str(b)] = hit[0]
                 col = distances_at([src[p] for p in common if p in src], [b])[:, 0]
                 d[:, j] = col if len(col) == d.shape[0] else np.nan
-        med = [float(np.median(col[~np.isnan(col)])) if (~np.isnan(col)).sum() == len(common) else float("nan")
-               for col in d.T]
-        out["medians"][a] = dict(zip(map(str, budgets), med, strict=True))
         columns[a] = d
     if stored is not None:
         kept, out["from_stored"] = stored_columns(stored, common, budgets, exclude=set(columns) | {ours})
-        for a, d in kept.items():
-            out["medians"][a] = {str(b): float(np.median(col)) for b, col in zip(budgets, d.T, strict=True)}
-            columns[a] = d
+        columns.update(kept)
+    for a, d in columns.items():  # a median only where every common input has a value
+        med = [float(np.median(col)) if not np.isnan(col).any() else float("nan") for col in d.T]
+        out["medians"][a] = dict(zip(map(str, budgets), med, strict=True))
     # Every attack's per-input L2 with real per-input values (not an earlier table's medians): a later headline
     # can draw its intervals from this JSON alone (--peers-from) when the database that held the runs is gone.
     out["per_input"] = {a: {str(b): [float(f"{v:.6g}") for v in col] for b, col in zip(budgets, d.T, strict=True)}
