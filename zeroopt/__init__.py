@@ -83,6 +83,7 @@ from .racing import (
     race,
     race_plan,
 )
+from .radius import RadiusFollowsBalance
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
     SolverContext,
@@ -104,7 +105,7 @@ __all__ = [
     "AdaptiveMomentum", "ChainedDirections", "DirectionRule", "GradientFilter", "HistoryPrior",
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
-    "multi_scale_directions", "IterateShapedProbes", "ProbeShape",
+    "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "RadiusFollowsBalance",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",

@@ -35,6 +35,7 @@ from .parts import (
     StallRule,
 )
 from .prior import HistoryPrior
+from .radius import RadiusFollowsBalance
 from .shaping import IterateShapedProbes
 from .solver import ComposedSolver, StepRule
 
@@ -138,6 +139,10 @@ class DescentOptions:
         When set, the run also converges once the second half of its iterations improved its value by less
         than this fraction (:class:`~zeroopt.parts.DiminishingReturnsRule`) — worth it when converged runs are
         restarted from fresh starts (:func:`~zeroopt.solve_many`); ``None``: never.
+    beta_balance
+        Narrow β while the comparisons are lopsided and widen it back to ``beta`` once they are balanced
+        (:class:`~zeroopt.radius.RadiusFollowsBalance`); only comparison estimators state the balance it reads.
+        Not for a piecewise-constant objective, whose comparisons are lopsided at every β.
     """
 
     q: int = PAPER_Q
@@ -163,6 +168,7 @@ class DescentOptions:
     history_prior: bool = False
     skip_flat: bool = False
     probe_shape: float | None = None
+    beta_balance: bool = False
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -197,7 +203,7 @@ class DescentOptions:
             raise ValueError(f"unknown direction distribution {self.directions!r}; choose one of {sampler_names()}")
         if not isinstance(self.eps_relative, bool):
             raise TypeError(f"eps_relative must be True or False, got {self.eps_relative!r}")
-        for name in ("history_prior", "skip_flat"):
+        for name in ("history_prior", "skip_flat", "beta_balance"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.history_prior and self.line_search == "fixed":
@@ -284,11 +290,14 @@ def descent_solver(
     Returns
     -------
     ComposedSolver
-        sampler → [probe shape] → estimator → [history prior] → [momentum] → step rule → [best probe] → stall
-        rule; a fixed step, which never shrinks, gets the no-progress rule instead (unless ``opts.patience`` is
-        ``None``).
+        sampler → [probe shape] → estimator → [history prior] → [momentum] → step rule → [best probe] →
+        [radius follows balance] → stall rule; a fixed step, which never shrinks, gets the no-progress rule
+        instead (unless ``opts.patience`` is ``None``).
     """
+    # The radius rule reads β as the probes used it, before the stall rule may shrink it for a stalled step.
     behaviours: list = [BestProbe()] if best_probe else []
+    if opts.beta_balance:
+        behaviours.append(RadiusFollowsBalance())
     if opts.line_search != "fixed":
         behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
     elif opts.patience is not None:
