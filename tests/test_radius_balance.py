@@ -19,8 +19,8 @@ def _move(beta: float) -> Move:
     return Move(x=np.zeros(3), fx=1.0, fx_eps=0.0, step_taken=0.1, next_step=0.1, beta=beta)
 
 
-def _estimate(below: float | None) -> GradientEstimate:
-    return GradientEstimate(g=np.zeros(3), eps=0.0, used=100, below_fraction=below)
+def _estimate(below: float | None, used: int = 100) -> GradientEstimate:
+    return GradientEstimate(g=np.zeros(3), eps=0.0, used=used, below_fraction=below)
 
 
 def _run(rule: RadiusFollowsBalance, fractions: list[float], beta: float = 0.01) -> list[float]:
@@ -41,8 +41,20 @@ def test_lopsided_comparisons_narrow_beta_down_to_its_floor_and_balanced_ones_wi
     assert widened[-1] == pytest.approx(0.01)  # never above the solver's β
 
 
-def test_inside_the_band_beta_holds() -> None:
-    assert _run(RadiusFollowsBalance(), [0.4, 0.34, 0.44], beta=0.005) == [0.005] * 3
+def test_between_one_and_two_standard_errors_beta_holds() -> None:
+    # 100 probes: s̄ = 0.12 / 0.14 / 0.16 are 1.2 / 1.4 / 1.6 standard errors above 0.
+    assert _run(RadiusFollowsBalance(), [0.44, 0.43, 0.42], beta=0.005) == [0.005] * 3
+
+
+def test_the_same_share_narrows_beta_only_when_enough_probes_say_so() -> None:
+    rule = RadiusFollowsBalance()
+    assert rule(_Solver(), None, _estimate(0.38, used=200), _move(0.01)).beta < 0.01  # 3.5 standard errors
+    assert rule(_Solver(), None, _estimate(0.38, used=20), _move(0.01)).beta == 0.01  # 1.1
+
+
+def test_a_surplus_of_lower_values_widens_beta() -> None:
+    """Only the curvature's sign at a minimum (higher values) narrows β; a surplus of lower ones is balance."""
+    assert _run(RadiusFollowsBalance(), [0.8], beta=0.005)[0] > 0.005
 
 
 def test_what_the_rule_cannot_read_or_did_not_set_is_left_alone() -> None:
@@ -55,8 +67,8 @@ def test_what_the_rule_cannot_read_or_did_not_set_is_left_alone() -> None:
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"low": 0.4, "high": 0.3}, "low < high"),
-    ({"high": 0.6}, "low < high"),
+    ({"narrow_z": 1.0, "widen_z": 2.0}, "widen_z < narrow_z"),
+    ({"widen_z": -1.0}, "widen_z < narrow_z"),
     ({"step": 1.0}, "step"),
     ({"floor_ratio": 0.0}, "floor_ratio"),
 ])
