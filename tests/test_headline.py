@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.headline import main, misses, misses_line, table
+from benchmarks.headline import main, misses, misses_line, per_input_ratio, table
 from benchmarks.store import RunStore
 from benchmarks.tables import median_ratio_interval
 
@@ -76,8 +76,20 @@ def test_misses_count_exact_ratios_not_the_rounded_ones(tmp_path: Path) -> None:
     assert misses([t])[-1] == (EXP, "8000", 0.903, True)
     line = misses_line([t])
     assert "missed in 5 cells" in line and "1 of them below" in line
-    assert "at 8,000: 0.903 [0.88–0.95] (below the floor)" in line and "1 of them have a 90% bootstrap" in line
+    assert "at 8,000: 0.903 [0.88–0.95], per input 0.800 (3 of 3 lower) (below the floor)" in line
+    assert "1 of them have a 90% bootstrap" in line
     assert "(outside the goal): cifar-untargeted at 250: 1.200." in line
+
+
+def test_per_input_ratio_shows_what_a_ratio_of_medians_hides() -> None:
+    """Ten inputs where ours is 10% lower on nine and 30% higher on one: the middle pair of the two attacks
+    differs, so the ratio of medians reads 1.03 while input by input ours is 0.90."""
+    peer = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0])
+    ours = 0.9 * peer
+    ours[4] = 1.3 * 5.0  # input 4 moves from the 5th to the 7th place of ours
+    assert np.median(ours) / np.median(peer) > 1.0
+    median, lower, n = per_input_ratio(ours, peer)
+    assert median == pytest.approx(0.9) and (lower, n) == (9, 10)
 
 
 def test_a_planned_peer_is_read_from_the_runs_made_for_each_budget_and_can_be_the_best(tmp_path: Path) -> None:
@@ -153,6 +165,7 @@ def test_the_page_shows_each_ratio_with_its_interval_and_counts_the_misses_it_co
     out = tmp_path / "headline.md"
     main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--db", str(db), "--out", str(out)])
     assert "| 90% interval (bootstrap over inputs) | 1.20–1.20 |" in out.read_text()
+    assert "| per input: median of ours-sign-growing / that peer (inputs lower) | 1.20 (0/3) |" in out.read_text()
     assert "](headline.png)" in out.read_text() and out.with_suffix(".png").stat().st_size > 0
     assert json.loads(out.with_suffix(".json").read_text())[0]["ratio_interval"]["8000"] == pytest.approx([0.8, 0.8])
 
@@ -187,6 +200,7 @@ def test_peers_from_a_stored_headline_give_the_same_ratios_and_intervals(tmp_pat
     fixed = json.loads(again.with_suffix(".json").read_text())[0]
     assert fixed["ratio"] == pytest.approx(before[0]["ratio"]) and fixed["from_stored"]["art-hsj"] == "medians"
     assert "art-hsj" not in fixed["per_input"] and "medians alone" in again.read_text()
+    assert "per_input_ratio" not in fixed  # no per-input pairing with a peer known by its medians alone
     lo, hi = fixed["ratio_interval"]["8000"]
     assert lo == hi == pytest.approx(0.4 / 0.5)  # our three inputs alike, the peer's spread left out
     assert before[0]["ratio_interval"]["8000"][0] < lo  # ... which the per-input values keep
