@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
+from applications.hardlabel.boundary import GALLOPING_GROWTH  # noqa: E402
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
 from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA  # noqa: E402
 from zeroopt.solvers import GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE  # noqa: E402
@@ -163,6 +164,34 @@ for _solver, _options in VARIANTS.values():
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 
+# (twenty-fourth session) the default as it is now, every part named, then with one part taken out at a time. The
+# probes' shape is left to the solver's context (the default's rule: shaped where g is not piecewise constant);
+# every other part is pinned, so these rows keep their meaning whatever the defaults become.
+_TODAY = {**_MOMENTUM_DEFAULT, "race_keeps_state": False, "race_halving": False, "probe_level": "value",
+          "skip_flat": False, "step": 1.0, "local_growth": GALLOPING_GROWTH, "fresh_restarts": True}
+_TODAY_WITHOUT: dict[str, dict[str, Any]] = {
+    "probes shaped by the direction": {"probe_shape": None},
+    "adaptive momentum": {"momentum": None},
+    "shrunk baseline": {"baseline": False},
+    "orthogonal probes": {"directions": "sphere"},
+    "semicircular step (OPT line search)": {"line_search": "opt"},
+    "wider probes (β 0.001)": dict(SIGN_OPT_BETA),
+    "precision β/100 (β/500)": {"eps_per_beta": REFERENCE_EPS_PER_BETA},
+    "relative precision": {"eps_relative": False},
+    "record start (tournament)": {"initial_selection": "tournament"},
+    "low-frequency start (Gaussian)": {"initial_directions": "gaussian"},
+    "race between starts": {"race_starts": 1},
+    "pruning": {"prune": False},
+    "fresh restarts": {"fresh_restarts": False},
+    "min_progress": {"min_progress": None},
+    "√t probe growth (constant q)": {"q_start": None},
+    "galloping search (fixed ratio)": {"local_growth": 1.0},
+    "first step 1.0 (0.2)": {"step": 0.2},
+}
+VARIANTS["today's default"] = ("sign-growing", dict(_TODAY))
+VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, **change})
+                 for part, change in _TODAY_WITHOUT.items()})
+
 
 def _variant_rank(variant: str) -> int:
     """Where ``variant`` stands in :data:`VARIANTS` (the pages' row order); unknown names go last."""
@@ -176,6 +205,9 @@ def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[
     solver, options = VARIANTS[variant]
     batch = exp.batch(list(range(n)))
     opts = dict(options)
+    # As the suite's adapter: a tree ensemble's g is piecewise constant (only the rows that leave the probes'
+    # shape to the solver's context read it; every earlier row pins its probes).
+    opts.setdefault("piecewise_constant", batch.piecewise_constant)
     if batch.starts is not None:  # as the suite's adapter: the target pool (or the untargeted fallback)
         pool = batch.starts.reshape(-1, *batch.x0.shape[1:])
         pool_class = batch.target if batch.target is not None else (batch.y0 + 1) % batch.n_classes
