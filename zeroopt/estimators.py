@@ -43,7 +43,8 @@ class GradientEstimate:
     below_fraction
         For comparison estimators: the fraction of probes that found a lower value (``None`` otherwise). Far
         from ½, the probes mostly measure an offset common to all of them (curvature at radius β, the
-        precision of f(x)) rather than the slope, which a behaviour may act on.
+        precision of f(x)) rather than the slope, which a behaviour may act on
+        (:class:`~zeroopt.radius.RadiusFollowsBalance` narrows the probe radius on it).
     probes, weights
         The estimate's terms, when the estimator states them: ``g = weights @ probes`` (one row of ``probes``
         per probe that contributed). A direction rule that weighs the estimate's own noise
