@@ -31,8 +31,8 @@ import numpy as np
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
 from applications.hardlabel.boundary import GALLOPING_GROWTH  # noqa: E402
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
-from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA  # noqa: E402
-from zeroopt.solvers import GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE  # noqa: E402
+from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP  # noqa: E402
+from zeroopt.solvers import GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
@@ -168,7 +168,7 @@ for _solver, _options in VARIANTS.values():
 # probes' shape is left to the solver's context (the default's rule: shaped where g is not piecewise constant);
 # every other part is pinned, so these rows keep their meaning whatever the defaults become.
 _TODAY = {**_MOMENTUM_DEFAULT, "race_keeps_state": False, "race_halving": False, "probe_level": "value",
-          "skip_flat": False, "step": 1.0, "local_growth": GALLOPING_GROWTH, "fresh_restarts": True}
+          "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH, "fresh_restarts": True}
 _TODAY_WITHOUT: dict[str, dict[str, Any]] = {
     "probes shaped by the direction": {"probe_shape": None},
     "adaptive momentum": {"momentum": None},
@@ -186,7 +186,7 @@ _TODAY_WITHOUT: dict[str, dict[str, Any]] = {
     "min_progress": {"min_progress": None},
     "√t probe growth (constant q)": {"q_start": None},
     "galloping search (fixed ratio)": {"local_growth": 1.0},
-    "first step 1.0 (0.2)": {"step": 0.2},
+    "first step 1.0 (0.2)": {"step": REFERENCE_STEP},
 }
 VARIANTS["today's default"] = ("sign-growing", dict(_TODAY))
 VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, **change})
