@@ -181,9 +181,10 @@ def misses(tables: list[dict], smallest: int = GOAL_FROM) -> list[tuple[str, str
             for t in tables for b, r in t["ratio"].items() if r > GOAL and int(b) >= smallest]
 
 
-def _interval(tables: list[dict], experiment: str, budget: str) -> list[float] | None:
+def _cell(tables: list[dict], experiment: str, field: str, budget: str) -> list[float] | None:
+    """A budget's entry of an experiment's per-budget ``field`` (``ratio_interval``, ``per_input_ratio``)."""
     t = next(t for t in tables if t["experiment"] == experiment)
-    return t.get("ratio_interval", {}).get(budget)
+    return t.get(field, {}).get(budget)
 
 
 def misses_line(tables: list[dict]) -> str:
@@ -193,12 +194,12 @@ def misses_line(tables: list[dict]) -> str:
     not cover."""
     cells = misses(tables)
     floor = sum(below for *_, below in cells)
-    spans = {(e, b): _interval(tables, e, b) for e, b, _, _ in cells}
+    spans = {(e, b): _cell(tables, e, "ratio_interval", b) for e, b, _, _ in cells}
     noisy = sum(1 for span in spans.values() if span is not None and span[0] <= GOAL)
 
     def shown(e: str, b: str) -> str:
         span = spans[(e, b)]
-        each = next(t for t in tables if t["experiment"] == e).get("per_input_ratio", {}).get(b)
+        each = _cell(tables, e, "per_input_ratio", b)
         return ("" if span is None else f" [{span[0]:.2f}–{span[1]:.2f}]") + (
             "" if each is None else f", per input {each[0]:.3f} ({each[1]} of {each[2]} lower)")
 
