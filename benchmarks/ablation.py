@@ -191,6 +191,8 @@ _TODAY_WITHOUT: dict[str, dict[str, Any]] = {
 VARIANTS["today's default"] = ("sign-growing", dict(_TODAY))
 VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, **change})
                  for part, change in _TODAY_WITHOUT.items()})
+# (twenty-fourth session, measured, not the default) the probe radius that follows the comparisons' balance
+VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODAY, "beta_balance": True})
 
 
 def _variant_rank(variant: str) -> int:
