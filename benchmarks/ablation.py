@@ -8,7 +8,8 @@ near-boundary label: the suite (one input per call, a query monitor) is the refe
 this table compares parts with each other.
 
 Results are cached per (experiment, variant, n, budget) in ``--out``/runs (small JSON, not committed), so
-an interrupted run resumes; the Markdown table, JSON summary and plot are rewritten from the cache.
+an interrupted run resumes; the Markdown table, JSON summary and plot are rewritten from the cache. A page's
+findings written by hand above its marker line (:data:`benchmarks.pages.GENERATED_MARKER`) are kept.
 
 Usage::
 
@@ -31,6 +32,7 @@ import numpy as np
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
 from applications.hardlabel.boundary import GALLOPING_GROWTH  # noqa: E402
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
+from benchmarks.pages import GENERATED_MARKER, kept_head  # noqa: E402
 from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP  # noqa: E402
 from zeroopt.solvers import GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP  # noqa: E402
 
@@ -240,7 +242,10 @@ def _pairing_key(run: dict[str, Any]) -> tuple[int, int, int]:
 
 
 def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: bool = True) -> None:
-    """Markdown table, JSON summary and (``plots``) a plot per experiment."""
+    """Markdown table, JSON summary and (``plots``) a plot per experiment.
+
+    A page that already holds :data:`GENERATED_MARKER` keeps the text above it (a person's findings and
+    context); everything below is written again from ``records``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -251,7 +256,9 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
     by_exp: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_exp.setdefault(r["experiment"], []).append(r)
-    lines = ["# Ablation of the query-efficiency parts", "", f"Command: `{command}`", "",
+    head = kept_head(out / "README.md") or ["# Ablation of the query-efficiency parts", ""]
+    lines = head + [GENERATED_MARKER, ""]
+    lines += [f"Command: `{command}`", "",
              "Median L2 over the first n inputs of each suite experiment (failures = inf), from one attack call per "
              "variant at the largest budget (smaller budgets from its trace). Inputs share model calls here; the "
              "suite (one input per call, query monitor) is the reference for headline figures.", "",
@@ -382,8 +389,6 @@ def _rounded(run: dict[str, Any]) -> dict[str, Any]:
 
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
-
-
 
 
 if __name__ == "__main__":

@@ -28,3 +28,24 @@ def write_page(out: Path, lines: list[str], data: dict[str, Any]) -> str:
     out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
     print(text)
     return text
+
+
+#: The line above which a page's text is a person's and is kept when the tool writes the page again.
+GENERATED_MARKER = "<!-- the tool writes the page from here down; the text above is kept -->"
+
+
+def kept_head(page: Path) -> list[str]:
+    r"""The hand-written lines above :data:`GENERATED_MARKER` in an existing page (none: no page, or no marker).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> page = Path(tempfile.mkdtemp()) / "README.md"
+    >>> _ = page.write_text("# Why\n\nOur findings.\n" + GENERATED_MARKER + "\n| old table |\n")
+    >>> kept_head(page)
+    ['# Why', '', 'Our findings.']
+    """
+    if not page.exists():
+        return []
+    lines = page.read_text().splitlines()
+    return lines[:lines.index(GENERATED_MARKER)] if GENERATED_MARKER in lines else []

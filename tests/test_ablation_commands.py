@@ -104,3 +104,23 @@ def test_runs_made_with_two_budgets_are_paired_within_their_budget(tmp_path: Pat
     assert set(paired_rows) == {f"| {second} (budget 300)", f"| {second} (budget 2,000)"}
     assert "2.000 (0% / 100%)" in paired_rows[f"| {second} (budget 300)"]
     assert "3.000 (0% / 100%)" in paired_rows[f"| {second} (budget 2,000)"]
+
+
+def test_a_rewritten_page_keeps_the_text_written_above_its_marker(tmp_path: Path) -> None:
+    from benchmarks.pages import GENERATED_MARKER
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _cache_run(runs, list(VARIANTS)[0], 2, 300, {"250": [1.0, 2.0], "300": [0.9, 1.8]})
+    args = ["--experiments", "mnist-untargeted", "--n", "2", "--budget", "300", "--variants", list(VARIANTS)[0],
+            "--out", str(tmp_path), "--no-plots"]
+    main(args)
+    first = (tmp_path / "README.md").read_text()
+    assert GENERATED_MARKER in first and "0.900" in first  # the median at 300
+    # A person replaces the tool's title by findings of their own, then the tool writes the page again.
+    head = "# What we found\n\nThe part earns its place.\n"
+    (tmp_path / "README.md").write_text(head + first[first.index(GENERATED_MARKER):].replace("0.900", "9.999"))
+    main(args)
+    again = (tmp_path / "README.md").read_text()
+    assert again.startswith(head + GENERATED_MARKER)
+    assert "9.999" not in again and "0.900" in again and "# Ablation of the query-efficiency parts" not in again
