@@ -34,7 +34,7 @@ from applications.hardlabel.boundary import GALLOPING_GROWTH  # noqa: E402
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START  # noqa: E402
 from benchmarks.pages import GENERATED_MARKER, kept_head  # noqa: E402
 from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP  # noqa: E402
-from zeroopt.solvers import GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP  # noqa: E402
+from zeroopt.solvers import GROWING_BETA, GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP  # noqa: E402
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
@@ -195,6 +195,10 @@ VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, 
                  for part, change in _TODAY_WITHOUT.items()})
 # (twenty-fourth session, measured, not the default) the probe radius that follows the comparisons' balance
 VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODAY, "beta_balance": True})
+# (twenty-fifth session, measured, not the default) twice the probe radius, each probe compared with the tangent
+# plane's level (at β = 0.02 the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level must move)
+VARIANTS["today's default with β 0.02 and the tangent level"] = (
+    "sign-growing", {**_TODAY, "beta": 2 * GROWING_BETA, "probe_level": "tangent"})
 
 
 def _variant_rank(variant: str) -> int:
