@@ -199,6 +199,8 @@ VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODA
 # plane's level (at β = 0.02 the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level must move)
 VARIANTS["today's default with β 0.02 and the tangent level"] = (
     "sign-growing", {**_TODAY, "beta": 2 * GROWING_BETA, "probe_level": "tangent"})
+VARIANTS["today's default with β 0.04 and the tangent level"] = (
+    "sign-growing", {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent"})
 
 
 def _variant_rank(variant: str) -> int:
