@@ -195,12 +195,12 @@ VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, 
                  for part, change in _TODAY_WITHOUT.items()})
 # (twenty-fourth session, measured, not the default) the probe radius that follows the comparisons' balance
 VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODAY, "beta_balance": True})
-# (twenty-fifth session, measured, not the default) twice the probe radius, each probe compared with the tangent
-# plane's level (at β = 0.02 the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level must move)
-VARIANTS["today's default with β 0.02 and the tangent level"] = (
-    "sign-growing", {**_TODAY, "beta": 2 * GROWING_BETA, "probe_level": "tangent"})
-VARIANTS["today's default with β 0.04 and the tangent level"] = (
-    "sign-growing", {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent"})
+# (twenty-fifth session, measured, not the default) two and four times the probe radius, each probe compared with the
+# tangent plane's level (at a wider β the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level
+# must move)
+for _widening in (2, 4):
+    VARIANTS[f"today's default with β {_widening * GROWING_BETA:g} and the tangent level"] = (
+        "sign-growing", {**_TODAY, "beta": _widening * GROWING_BETA, "probe_level": "tangent"})
 
 
 def _variant_rank(variant: str) -> int:
