@@ -211,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"[suite] estimated time: {total_estimate / 60:.0f} min (rates in benchmarks/sizing.py)", flush=True)
     if args.plan:
         return 0
+    if args.fresh_selection:
+        for exp, attacks, _ in experiments:
+            for attack in attacks:
+                gone = store.forget(exp.name, attack.name)
+                print(f"[suite] {exp.name} / {attack.name}: deleted {gone} stored runs of tag {args.tag}", flush=True)
 
     errors: list[str] = []
     index: list[str] = []

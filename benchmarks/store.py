@@ -158,6 +158,13 @@ class RunStore:
         """Number of stored runs of this tag."""
         return int(self.conn.execute("SELECT COUNT(*) FROM suite_runs WHERE tag=?", (self.tag,)).fetchone()[0])
 
+    def forget(self, experiment: str, attack: str) -> int:
+        """Delete this tag's runs of one attack in one experiment (``run_suite --fresh-selection``); returns
+        how many."""
+        with self.conn:
+            return self.conn.execute("DELETE FROM suite_runs WHERE tag=? AND experiment=? AND attack=?",
+                                     (self.tag, experiment, attack)).rowcount
+
     def clear(self) -> int:
         """Delete this tag's runs (``run_suite --fresh``); returns how many."""
         with self.conn:

@@ -101,6 +101,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--retry-errors reruns such a batch input by input",
     )
     p.add_argument("--fresh", action="store_true", help="delete this tag's stored runs and history first")
+    p.add_argument(
+        "--fresh-selection",
+        action="store_true",
+        help="delete this tag's stored runs of the chosen experiments and attacks first, keeping the tag's other "
+        "runs (to remake one attack's runs after its default changed; resume an interrupted remake without it)",
+    )
     p.add_argument("--plan", action="store_true", help="print the plan and time estimate, run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
@@ -140,6 +146,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.preset = "quick"
     args.preset = args.preset or "default"
     args.tag = args.tag or args.preset
+    if args.fresh_selection and args.shard is not None:
+        # a worker started after another had stored runs would delete them
+        p.error("--fresh-selection with --shard would let one shard delete another's new runs: delete them once "
+                "(the same command without --shard, with --fresh-selection --runs-only --deadline-minutes 0), then "
+                "start the shards without --fresh-selection")
     return args
 
 

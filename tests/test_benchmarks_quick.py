@@ -165,6 +165,22 @@ def test_redo_nonadversarial_reruns_only_the_runs_whose_returned_point_failed(tm
     assert all(r["command"] == "first" for r in store.records("toy", ours.name) if r["image"] != 2)
 
 
+def test_fresh_selection_forgets_one_attack_s_runs_and_keeps_the_rest_of_the_tag(tmp_path: Path) -> None:
+    from benchmarks.suite_options import parse_args
+
+    store, other_tag = RunStore(tmp_path / "r.sqlite", "t"), RunStore(tmp_path / "r.sqlite", "u")
+    for tag_store in (store, other_tag):
+        for experiment, attack, image in (("e", "a", 0), ("e", "a", 1), ("e", "b", 0), ("f", "a", 0)):
+            tag_store.save({"experiment": experiment, "attack": attack, "image": image, "budget": 10})
+    assert store.forget("e", "a") == 2
+    assert [r["image"] for r in store.records("e", "a")] == []
+    assert len(list(store.records("e", "b"))) == len(list(store.records("f", "a"))) == 1  # other attacks, experiments
+    assert len(list(other_tag.records("e", "a"))) == 2  # and other tags are kept
+    assert parse_args(["--fresh-selection"]).fresh_selection
+    with pytest.raises(SystemExit):  # a shard could delete another shard's new runs
+        parse_args(["--fresh-selection", "--shard", "0/2"])
+
+
 def test_group_mode_totals_stay_exact_and_misattribution_is_flagged(tmp_path: Path) -> None:
     exp = toy_experiment(4, 12)
     ours = Ours("noisy", group_size=4, impl=standin_attack, options={"reach": 3.0})  # far, noise-like probes
