@@ -3,7 +3,8 @@
 The suite's models (the authors' MNIST CNN, a CIFAR-10 ResNet-20, LightGBM on HIGGS and MNIST) are the ones the
 defaults were measured on; this script checks a change of the defaults on others, all trained here in seconds
 from data bundled with scikit-learn: the small digits CNN and LightGBM model of ``applications.digits`` and a
-one-hidden-layer scikit-learn MLP. Untargeted (or, with ``--targeted``, toward a class other than the true one drawn
+one-hidden-layer scikit-learn MLP (``--models``; a scikit-learn random forest, a second tree ensemble, on
+request). Untargeted (or, with ``--targeted``, toward a class other than the true one drawn
 from the seed, starting from the training digits the model labels as that class), batched, per input: the median
 ratio of the second configuration's L2 over the first's, the share of inputs lower and higher, and the medians
 and means.
@@ -28,19 +29,31 @@ import numpy as np
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000)
 
 
-def _models(seed: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray]:
+#: The models by short name (``--models``): the first three are the tool's default; the random forest is a second
+#: tree ensemble (a piecewise-constant g of another kind than boosting's) for changes that act on trees only.
+MODEL_NAMES = {"cnn": "digits CNN", "mlp": "digits MLP (scikit-learn)", "lightgbm": "digits LightGBM",
+               "forest": "digits random forest (scikit-learn)"}
+DEFAULT_MODELS = ("cnn", "mlp", "lightgbm")
+
+
+def _models(seed: int, which: tuple[str, ...] = DEFAULT_MODELS
+            ) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray]:
+    from sklearn.ensemble import RandomForestClassifier
     from sklearn.neural_network import MLPClassifier
 
     from applications.digits import load_digits_split, train_digits_cnn, train_digits_lightgbm
 
     xtr, ytr, xte, yte = load_digits_split(seed)
-    mlp = MLPClassifier(hidden_layer_sizes=(64,), max_iter=500, random_state=seed).fit(xtr.reshape(len(xtr), -1), ytr)
-    return {"digits CNN": train_digits_cnn(seed)[0], "digits MLP (scikit-learn)": mlp,
-            "digits LightGBM": train_digits_lightgbm(seed)[0]}, xte, yte, xtr
+    flat = xtr.reshape(len(xtr), -1)
+    train = {"cnn": lambda: train_digits_cnn(seed)[0],
+             "mlp": lambda: MLPClassifier(hidden_layer_sizes=(64,), max_iter=500, random_state=seed).fit(flat, ytr),
+             "lightgbm": lambda: train_digits_lightgbm(seed)[0],
+             "forest": lambda: RandomForestClassifier(n_estimators=100, random_state=seed).fit(flat, ytr)}
+    return {MODEL_NAMES[k]: train[k]() for k in which}, xte, yte, xtr
 
 
 def compare(options: list[dict[str, Any]], n: int, budget: int, seed: int,
-            targeted: bool = False) -> list[dict[str, Any]]:
+            targeted: bool = False, models: tuple[str, ...] = DEFAULT_MODELS) -> list[dict[str, Any]]:
     """Per model: L2 at each budget column under each configuration, on its first ``n`` correctly labelled
     test digits (one batched call per configuration). ``targeted``: each input's target is another class drawn
     from ``seed``, and the attack starts from the training digits the model labels as that class."""
@@ -49,9 +62,9 @@ def compare(options: list[dict[str, Any]], n: int, budget: int, seed: int,
     from applications.hardlabel import as_label_model, attack
 
     torch.set_num_threads(1)
-    models, x, y, pool = _models(seed)
+    models_by_name, x, y, pool = _models(seed, models)
     out = []
-    for name, model in models.items():
+    for name, model in models_by_name.items():
         labels = as_label_model(model, n_classes=10)
         idx = np.flatnonzero(np.asarray(labels(x)) == y)[:n]
         extra: dict[str, Any] = {}
@@ -115,15 +128,21 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--targeted", action="store_true",
                    help="attack toward another class (drawn from the seed) instead of any other class")
+    p.add_argument("--models", default=",".join(DEFAULT_MODELS),
+                   help=f"comma list among {', '.join(MODEL_NAMES)} (default: %(default)s)")
     p.add_argument("--out", type=Path, required=True, help="folder for README.md and unseen.json")
     args = p.parse_args(argv)
+    models = tuple(m.strip() for m in args.models.split(",") if m.strip())
+    unknown = [m for m in models if m not in MODEL_NAMES]
+    if unknown or not models:
+        raise SystemExit(f"--models: unknown {unknown or args.models!r}; choose among {', '.join(MODEL_NAMES)}")
     labels = [s.strip() for s in args.labels.split(",")]
     if len(labels) != 2:
         raise SystemExit(f"--labels needs two names, got {args.labels!r}")
     options = [json.loads(args.a), json.loads(args.b)]
     command = "python -m benchmarks.unseen_models " + " ".join(
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
-    summary = summarize(compare(options, args.n, args.budget, args.seed, args.targeted))
+    summary = summarize(compare(options, args.n, args.budget, args.seed, args.targeted, models))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "README.md").write_text(markdown(summary, labels, command, args.targeted) + "\n")
     (args.out / "unseen.json").write_text(json.dumps({"command": command, "labels": labels, "options": options,

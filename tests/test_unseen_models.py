@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from benchmarks.unseen_models import markdown, summarize
 
 
@@ -17,8 +19,6 @@ def test_the_page_pairs_inputs_and_leaves_out_flips_of_the_order_of_1e_35() -> N
 
 
 def test_targeted_runs_aim_at_one_other_class_the_same_for_both_configurations(monkeypatch) -> None:
-    import numpy as np
-
     import benchmarks.unseen_models as unseen
 
     rng = np.random.default_rng(0)
@@ -29,7 +29,7 @@ def test_targeted_runs_aim_at_one_other_class_the_same_for_both_configurations(m
 
     x = rng.uniform(size=(40, 16))
     pool = rng.uniform(size=(400, 16))
-    monkeypatch.setattr(unseen, "_models", lambda seed: ({"toy": model}, x, model(x), pool))
+    monkeypatch.setattr(unseen, "_models", lambda seed, which: ({"toy": model}, x, model(x), pool))
     seen = {}
     from applications.hardlabel import attack as real_attack
 
@@ -43,3 +43,18 @@ def test_targeted_runs_aim_at_one_other_class_the_same_for_both_configurations(m
     assert np.array_equal(first, second) and np.all(first != model(x)[:5])
     assert rows[0]["l2"][0] == rows[0]["l2"][1]  # the same options, the same targets: the same runs
     assert "targeted, batched" in unseen.markdown(unseen.summarize(rows), ["a", "b"], "cmd", targeted=True)
+
+
+def test_the_random_forest_is_a_second_tree_model_to_ask_for_by_name() -> None:
+    import pytest
+
+    import benchmarks.unseen_models as unseen
+    from applications.hardlabel import as_label_model
+
+    models, x, y, _ = unseen._models(0, ("forest",))
+    (forest,) = models.values()
+    labels = as_label_model(forest, n_classes=10)
+    assert labels.piecewise_constant  # the attack takes it for a tree ensemble
+    assert np.mean(np.asarray(labels(x)) == y) > 0.9  # and it is a model worth attacking
+    with pytest.raises(SystemExit, match="choose among"):
+        unseen.main(["--b", "{}", "--models", "cnn,svm", "--out", "/nonexistent"])
