@@ -168,9 +168,11 @@ for _solver, _options in VARIANTS.values():
 
 # (twenty-fourth session) the default as it is now, every part named, then with one part taken out at a time. The
 # probes' shape is left to the solver's context (the default's rule: shaped where g is not piecewise constant);
-# every other part is pinned, so these rows keep their meaning whatever the defaults become.
-_TODAY = {**_MOMENTUM_DEFAULT, "race_keeps_state": False, "race_halving": False, "probe_level": "value",
-          "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH, "fresh_restarts": True}
+# every other part is pinned, so these rows keep their meaning whatever the defaults become (β and the level too:
+# since the twenty-sixth session a tree ensemble's default is wider, with the tangent level).
+_TODAY = {**_MOMENTUM_DEFAULT, "beta": GROWING_BETA, "race_keeps_state": False, "race_halving": False,
+          "probe_level": "value", "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH,
+          "fresh_restarts": True}
 _TODAY_WITHOUT: dict[str, dict[str, Any]] = {
     "probes shaped by the direction": {"probe_shape": None},
     "adaptive momentum": {"momentum": None},
@@ -197,10 +199,14 @@ VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, 
 VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODAY, "beta_balance": True})
 # (twenty-fifth session, measured, not the default) two and four times the probe radius, each probe compared with the
 # tangent plane's level (at a wider β the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level
-# must move)
-for _widening in (2, 4):
+# must move); 10, 20, 50 and 100 times (twenty-sixth session) for the tree ensembles' sweep
+for _widening in (2, 4, 10, 20, 50, 100):
     VARIANTS[f"today's default with β {_widening * GROWING_BETA:g} and the tangent level"] = (
         "sign-growing", {**_TODAY, "beta": _widening * GROWING_BETA, "probe_level": "tangent"})
+# (twenty-sixth session) the same at β 0.5 with today's precision: ε = β/100·g is coarser at the wider β
+VARIANTS["today's default with β 0.5 and the tangent level at β 0.01's precision"] = (
+    "sign-growing",
+    {**_TODAY, "beta": 50 * GROWING_BETA, "probe_level": "tangent", "eps_per_beta": GROWING_EPS_PER_BETA / 50})
 
 
 def _variant_rank(variant: str) -> int:

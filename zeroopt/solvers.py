@@ -267,6 +267,18 @@ GROWING_MOMENTUM = 1.0
 #: there it cost GBDT MNIST 11% per input at 11.9k — a tree's boundary moves with the features it splits on
 #: next, which the perturbation need not use yet.
 GROWING_PROBE_SHAPE = 0.3
+#: sign-growing's probe radius where the value is a piecewise-constant radius (``SolverContext(radial=True,
+#: piecewise_constant=True)``, a tree ensemble's g): 0.5 rad, fifty times :data:`GROWING_BETA`. Such a g moves only
+#: where the ray's first crossing changes leaf, so a narrow probe mostly ties with the iterate's own stair; a wide one
+#: compares across many stairs and follows their trend. Swept over 0.01-1 rad on both suite tree ensembles (GBDT MNIST
+#: per input 0.57-0.85 of β 0.01 at 1k-32k, HIGGS 0.86-0.99; 1 rad worse than 0.5 on both) and checked on two tree
+#: models no default was chosen on, scikit-learn digits' LightGBM and random forest (0.57-0.79 at 250-4k)
+#: (benchmarks/results/ablation/wide-tangent/trees-beta/).
+GROWING_PIECEWISE_BETA = 0.5
+#: ... and what its probes are compared with there: the tangent plane's level
+#: (:func:`~zeroopt.estimators.probe_levels`). At the wider β the sphere's offset f·β²/2 no longer cancels the
+#: bracket's ε/2 and the value level would read most probes as higher whatever their direction.
+GROWING_PIECEWISE_LEVEL: ProbeLevel = "tangent"
 
 
 @dataclass(frozen=True)
@@ -279,7 +291,9 @@ class SignGrowingOptions(SignOptions):
     centred on a shrunk baseline (:data:`GROWING_BASELINE`), its direction carries adaptive momentum
     (:data:`GROWING_MOMENTUM`); where the value is a radius
     (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`) and shapes its probes
-    by the direction (:data:`GROWING_PROBE_SHAPE`)."""
+    by the direction (:data:`GROWING_PROBE_SHAPE`) — or, where that radius is piecewise constant (a tree
+    ensemble's g), draws them wider (:data:`GROWING_PIECEWISE_BETA`) and compares them with the tangent plane's
+    level (:data:`GROWING_PIECEWISE_LEVEL`)."""
 
     q_start: int | None = GROWING_Q_START
     min_progress: float | None = GROWING_MIN_PROGRESS
@@ -295,7 +309,9 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
         out["eps_per_beta"] = GROWING_EPS_PER_BETA
     if context.radial:
         out["line_search"] = GROWING_RADIAL_STEP
-        if not context.piecewise_constant:
+        if context.piecewise_constant:
+            out.update(beta=GROWING_PIECEWISE_BETA, probe_level=GROWING_PIECEWISE_LEVEL)
+        else:
             out["probe_shape"] = GROWING_PROBE_SHAPE
     return out
 
