@@ -116,6 +116,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tag", default="full")
     p.add_argument("--results-dir", type=Path, default=RESULTS)
     p.add_argument("--budgets", default="", help="extra budget columns for the report (e.g. 10000)")
+    p.add_argument("--default-tags", default="base-{B}",
+                   help="report: the tags of the default attack's runs made with each budget B ({B} in the name)")
     args = p.parse_args(argv)
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
     args.experiments = [e for e in args.experiments.split(",") if e]
