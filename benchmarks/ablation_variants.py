@@ -1,0 +1,186 @@
+"""The rows of ``benchmarks.ablation``: each variant's solver and the attack options it pins.
+
+Each row names every option its measurement depends on, so a row keeps its meaning — and its cached runs stay
+valid — whatever the defaults become; the comments say which session measured which rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from applications.hardlabel.boundary import GALLOPING_GROWTH
+from applications.hardlabel.config import CHEAP_START, REFERENCE_START
+from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
+from zeroopt.solvers import GROWING_BETA, GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP
+
+# The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
+SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
+# The cheap start as every row before the fifteenth session measured it: the knock-out tournament (whatever
+# CHEAP_START's selection becomes), and one initial search (whatever CHEAP_START's race becomes: the seventeenth
+# session made the race between starts the default for untargeted attacks). The same start under both names.
+_TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament", "race_starts": 1}
+_ONE_START = _TOURNAMENT_START
+# The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
+_LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
+_HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
+# The default as the fifteenth session left it (shrunk baseline, orthogonal probes, record start, one search),
+# which the rows from then on add one part to.
+_RECORD_DEFAULT = {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal", "initial_selection": "record"}
+# The default as the seventeenth session left it (pruning, the race for untargeted attacks), and as the eighteenth
+# left it (precision β/100), which later rows add one part to.
+_RACE_DEFAULT = {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted"}
+_PRECISION_DEFAULT = {**_RACE_DEFAULT, "eps_per_beta": GROWING_EPS_PER_BETA}
+_MOMENTUM_DEFAULT = {**_PRECISION_DEFAULT, "momentum": 1.0}  # the twenty-first session's default
+
+# Each variant adds one part to the one before it, then the last rows remove one part at a time.
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "sign (reference start)": ("sign", dict(REFERENCE_START)),
+    "+ low-frequency start": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency"}),
+    "+ tournament": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency",
+                              "initial_selection": "tournament"}),
+    "+ 30 candidates": ("sign", dict(_TOURNAMENT_START)),
+    "+ √t probes (sign-growing)": ("sign-growing", dict(_HISTORY)),
+    "sign-growing with Gaussian start": ("sign-growing", {**_HISTORY, "initial_directions": "gaussian"}),
+    "sign-growing with low-frequency probes": ("sign-growing", {**_HISTORY, "directions": "low-frequency"}),
+    "sign-growing with multi-scale start": ("sign-growing", {**_HISTORY, "initial_directions": "multi-scale"}),
+    "sign-growing + fresh restarts": ("sign-growing", {**_HISTORY, "fresh_restarts": True}),
+    "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**_HISTORY, "fresh_restarts": True,
+                                                                         "min_progress": 0.01}),
+    # The boundary search and the start (CHEAP_START includes the galloping search), with the absolute ε = β/500
+    # they were measured with; then the relative precision (sign-growing's default on the unit sphere since).
+    "previous default (fixed-ratio search; first step 0.2)": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
+                                                                                "step": 0.2, "eps_relative": False}),
+    "+ galloping search": ("sign-growing", {**_HISTORY, "step": 0.2, "eps_relative": False}),
+    "+ first step 1.0": ("sign-growing", {**_HISTORY, "eps_relative": False}),
+    "first step 1.0 without the galloping search": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
+                                                                      "eps_relative": False}),
+    "+ relative precision": ("sign-growing", dict(_HISTORY)),
+    "default with Sign-OPT's β = 0.001": ("sign-growing", dict(_HISTORY)),
+    "+ wider probes: β 0.01": ("sign-growing", dict(_LINE_SEARCH)),
+    # (the β sweep and the coarse candidates: "default" as it was then, with the OPT line search)
+    "default with β 0.0003": ("sign-growing", {**_LINE_SEARCH, "beta": 0.0003}),
+    "default with β 0.003": ("sign-growing", {**_LINE_SEARCH, "beta": 0.003}),
+    "default with β 0.03": ("sign-growing", {**_LINE_SEARCH, "beta": 0.03}),
+    "default with β 0.1": ("sign-growing", {**_LINE_SEARCH, "beta": 0.1}),
+    "default + coarse line-search candidates": ("sign-growing", {**_LINE_SEARCH, "coarse_candidates": 256.0}),
+    "+ semicircular step": ("sign-growing", dict(_ONE_START)),
+    "default + race between starts": ("sign-growing", {**_TOURNAMENT_START, "race_starts": None}),
+    # Parts that change the direction a step follows (eleventh session): the sign estimator's baseline
+    # (zeroopt.centered_sign_of_difference) and momentum weighted by how often steps overshoot
+    # (zeroopt.AdaptiveMomentum).
+    "default + baseline (centred signs)": ("sign-growing", {**_ONE_START, "baseline": True}),
+    "default + adaptive momentum": ("sign-growing", {**_ONE_START, "momentum": 1.0}),
+    "default + baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": True, "momentum": 1.0}),
+    # (twelfth session) the baseline shrunk by its own noise: none while the comparisons are balanced
+    "default + shrunk baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                                       "momentum": 1.0}),
+    "default + shrunk baseline": ("sign-growing", {**_ONE_START, "baseline": "shrunk"}),
+    # (thirteenth session) low-frequency probes that widen to the full space (zeroopt.WideningLowFrequency), half
+    # of them (the "widening-hedge" mixture) or all; the previous directions as a prior (zeroopt.HistoryPrior)
+    "default + history prior": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "history_prior": True}),
+    "default + widening low-frequency probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                                 "directions": "widening-low-frequency"}),
+    "default + widening hedge probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
+                                                         "directions": "widening-hedge"}),
+    # (fourteenth session) the q probes of an estimate orthonormal (zeroopt.OrthogonalDirections)
+    "default + orthogonal probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal"}),
+    # (fifteenth session) the record search start (applications/hardlabel/record.py)
+    "default + record start": ("sign-growing", dict(_RECORD_DEFAULT)),
+    # (sixteenth session) the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
+    "default + pruning": ("sign-growing", {**_RECORD_DEFAULT, "prune": True}),
+    # (seventeenth session) the race between independent starts for untargeted attacks (race_starts="untargeted")
+    "default + race for untargeted attacks": ("sign-growing", dict(_RACE_DEFAULT)),
+    # (eighteenth session) sign-growing's precision β/100 of the value instead of the reference code's β/500
+    "default + precision β/100": ("sign-growing", dict(_PRECISION_DEFAULT)),
+    # (eighteenth session, measured, not the default) the pruning polish 50 queries before the budget ends, not 100
+    "default + polish reserve 50": ("sign-growing", {**_PRECISION_DEFAULT, "polish_reserve": 50}),
+    # (nineteenth session) the race's winner goes on with its run's state (zeroopt.RaceWinner)
+    "default + race winner keeps its state": ("sign-growing", {**_PRECISION_DEFAULT, "race_keeps_state": True}),
+    # (nineteenth session) each probe compared with the tangent plane's level (zeroopt.estimators.probe_levels)
+    "default + tangent-plane probe levels": ("sign-growing", {**_PRECISION_DEFAULT, "probe_level": "tangent"}),
+    # (twenty-second session) the default as the twenty-first left it (adaptive momentum), and probes shaped by the
+    # direction (zeroopt.IterateShapedProbes, sign-growing's default where the value is a radius since)
+    "default + adaptive momentum (β/100)": ("sign-growing", dict(_MOMENTUM_DEFAULT)),
+    "+ probes shaped by the direction": ("sign-growing", {**_MOMENTUM_DEFAULT, "probe_shape": GROWING_PROBE_SHAPE}),
+    # (nineteenth session) probes kept off the pixels whose point lies past a bound, which are pulled back a little
+    "default + probes off pixels past a bound": ("sign-growing", {**_PRECISION_DEFAULT, "skip_flat": True}),
+    "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
+    "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
+    "default with the halving tournament": ("sign-growing", {**_ONE_START,
+                                                             "initial_selection": "halving-tournament"}),
+    # The default with one part taken out (the three rows above take out the
+    # wider probes, the relative precision and the tournament's acceleration).
+    "default with a Gaussian start": ("sign-growing", {**_ONE_START, "initial_directions": "gaussian"}),
+    "default with 100 candidates": ("sign-growing", {**_ONE_START, "n_initial": 100}),
+    "default with a constant q (no √t growth)": ("sign-growing", {**_ONE_START, "q_start": None}),
+    "default without fresh restarts": ("sign-growing", {**_ONE_START, "fresh_restarts": False}),
+    "default without min_progress": ("sign-growing", {**_ONE_START, "min_progress": None}),
+    "default with the fixed-ratio search": ("sign-growing", {**_ONE_START, "local_growth": 1.0}),
+    "default with first step 0.2": ("sign-growing", {**_ONE_START, "step": 0.2}),
+    "default + 5 uniform candidates": ("sign-growing", {**_ONE_START, "n_initial": 25, "n_uniform": 5}),
+    "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**_ONE_START, "n_initial": 25,
+                                                                            "n_uniform": 5, "race_iterations": 2}),
+    "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
+    "rgf with cheap start": ("rgf", dict(_ONE_START)),
+}
+
+# Every sign-growing row names the direction parts it was measured with (the plain direction unless the row says
+# otherwise), so a row keeps its meaning, and its cached runs stay valid, whatever sign-growing's defaults become
+# (the twelfth session ran the suite with two of them as candidate defaults: ablation/suite_tags_direction.md).
+_BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False, "directions": "sphere"}
+for _solver, _options in VARIANTS.values():
+    _options.setdefault("prune", False)  # every row before the sixteenth session ran without pruning
+    # every row with a race before the nineteenth session started the winner's descent afresh
+    _options.setdefault("race_keeps_state", False)
+    _options.setdefault("race_halving", False)  # every row before the twenty-third session raced without halving
+    if _solver == "sign-growing":
+        # every row before the eighteenth session asked for the reference code's precision, β/500
+        _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)
+        # every row before the nineteenth session compared each probe with the value itself
+        _options.setdefault("probe_level", "value")
+        _options.setdefault("skip_flat", False)  # every row before the nineteenth session probed every pixel
+        _options.setdefault("probe_shape", None)  # every row before the twenty-second session drew plain probes
+        for _key, _value in _BEFORE_DIRECTION_PARTS.items():
+            _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
+
+# (twenty-fourth session) the default as it is now, every part named, then with one part taken out at a time. The
+# probes' shape is left to the solver's context (the default's rule: shaped where g is not piecewise constant);
+# every other part is pinned, so these rows keep their meaning whatever the defaults become (β and the level too:
+# since the twenty-sixth session a tree ensemble's default is wider, with the tangent level).
+_TODAY = {**_MOMENTUM_DEFAULT, "beta": GROWING_BETA, "race_keeps_state": False, "race_halving": False,
+          "probe_level": "value", "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH,
+          "fresh_restarts": True}
+_TODAY_WITHOUT: dict[str, dict[str, Any]] = {
+    "probes shaped by the direction": {"probe_shape": None},
+    "adaptive momentum": {"momentum": None},
+    "shrunk baseline": {"baseline": False},
+    "orthogonal probes": {"directions": "sphere"},
+    "semicircular step (OPT line search)": {"line_search": "opt"},
+    "wider probes (β 0.001)": dict(SIGN_OPT_BETA),
+    "precision β/100 (β/500)": {"eps_per_beta": REFERENCE_EPS_PER_BETA},
+    "relative precision": {"eps_relative": False},
+    "record start (tournament)": {"initial_selection": "tournament"},
+    "low-frequency start (Gaussian)": {"initial_directions": "gaussian"},
+    "race between starts": {"race_starts": 1},
+    "pruning": {"prune": False},
+    "fresh restarts": {"fresh_restarts": False},
+    "min_progress": {"min_progress": None},
+    "√t probe growth (constant q)": {"q_start": None},
+    "galloping search (fixed ratio)": {"local_growth": 1.0},
+    "first step 1.0 (0.2)": {"step": REFERENCE_STEP},
+}
+VARIANTS["today's default"] = ("sign-growing", dict(_TODAY))
+VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, **change})
+                 for part, change in _TODAY_WITHOUT.items()})
+# (twenty-fourth session, measured, not the default) the probe radius that follows the comparisons' balance
+VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODAY, "beta_balance": True})
+# (twenty-fifth session, measured, not the default) two and four times the probe radius, each probe compared with the
+# tangent plane's level (at a wider β the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level
+# must move); 10, 20, 50 and 100 times (twenty-sixth session) for the tree ensembles' sweep
+for _widening in (2, 4, 10, 20, 50, 100):
+    VARIANTS[f"today's default with β {_widening * GROWING_BETA:g} and the tangent level"] = (
+        "sign-growing", {**_TODAY, "beta": _widening * GROWING_BETA, "probe_level": "tangent"})
+# (twenty-sixth session) the same at β 0.5 with today's precision: ε = β/100·g is coarser at the wider β
+VARIANTS["today's default with β 0.5 and the tangent level at β 0.01's precision"] = (
+    "sign-growing",
+    {**_TODAY, "beta": 50 * GROWING_BETA, "probe_level": "tangent", "eps_per_beta": GROWING_EPS_PER_BETA / 50})
