@@ -134,6 +134,9 @@ for _solver, _options in VARIANTS.values():
     _options.setdefault("race_keeps_state", False)
     _options.setdefault("race_halving", False)  # every row before the twenty-third session raced without halving
     if _solver == "sign-growing":
+        # a row that names no β was measured at GROWING_BETA: since the twenty-sixth session a tree ensemble's
+        # context asks for wider probes, and the row must not follow it
+        _options.setdefault("beta", GROWING_BETA)
         # every row before the eighteenth session asked for the reference code's precision, β/500
         _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)
         # every row before the nineteenth session compared each probe with the value itself
