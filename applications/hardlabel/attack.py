@@ -161,8 +161,9 @@ def attack(
         Whether the model is a tree ensemble, whose g(θ) is piecewise constant (``zeroopt.SolverContext``'s
         trait; the registry then leaves out parts that assume a slope, such as ``sign-growing``'s probes shaped
         by the direction, and widens ``sign-growing``'s probes to 0.5 rad compared with the tangent plane's level,
-        :data:`zeroopt.solvers.GROWING_PIECEWISE_BETA`). ``None`` (default): from the model — true for LightGBM and scikit-learn tree models,
-        false for anything else, a plain callable included (say ``True`` for a tree model behind a callable).
+        :data:`zeroopt.solvers.GROWING_PIECEWISE_BETA`). ``None`` (default): from the model — true for LightGBM
+        and scikit-learn tree models, false for anything else, a plain callable included (say ``True`` for a tree
+        model behind a callable).
     verify
         Queries per input reserved (inside the budget) for a final re-check: slightly safer versions of the
         best point (perturbation scaled by 1.001, 1.002, ...) are labelled again, each alone in its own model
