@@ -146,6 +146,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.preset = "quick"
     args.preset = args.preset or "default"
     args.tag = args.tag or args.preset
+    if args.fresh_selection and args.stored_only:
+        p.error("--fresh-selection deletes the runs --stored-only would report: use one or the other")
     if args.fresh_selection and args.shard is not None:
         # a worker started after another had stored runs would delete them
         p.error("--fresh-selection with --shard would let one shard delete another's new runs: delete them once "

@@ -179,6 +179,8 @@ def test_fresh_selection_forgets_one_attack_s_runs_and_keeps_the_rest_of_the_tag
     assert parse_args(["--fresh-selection"]).fresh_selection
     with pytest.raises(SystemExit):  # a shard could delete another shard's new runs
         parse_args(["--fresh-selection", "--shard", "0/2"])
+    with pytest.raises(SystemExit):  # nothing would be left to report
+        parse_args(["--fresh-selection", "--stored-only"])
 
 
 def test_group_mode_totals_stay_exact_and_misattribution_is_flagged(tmp_path: Path) -> None:
