@@ -273,8 +273,9 @@ GROWING_PROBE_SHAPE = 0.3
 #: compares across many stairs and follows their trend. Swept over 0.01-1 rad on both suite tree ensembles (GBDT
 #: MNIST per input 0.57-0.85 of β 0.01 at 1k-32k, HIGGS 0.86-0.99; at 1 rad HIGGS worse, GBDT MNIST mixed) and
 #: checked on two tree models no default was chosen on, scikit-learn digits' LightGBM and random forest (0.57-0.79
-#: at 250-4k; benchmarks/results/ablation/wide-tangent/trees-beta/); in the suite harness, runs made with each budget, per
-#: input 0.54-0.90 on GBDT MNIST and 0.82-1.00 on HIGGS (benchmarks/results/ablation/suite_tags_trees_beta.md).
+#: at 250-4k; benchmarks/results/ablation/wide-tangent/trees-beta/); in the suite harness, runs made with each
+#: budget, per input 0.54-0.90 on GBDT MNIST and 0.82-1.00 on HIGGS
+#: (benchmarks/results/ablation/suite_tags_trees_beta.md).
 #: The precision stays β/100 of the value, coarser at this β: at β 0.01's precision it did less well from 1k.
 GROWING_PIECEWISE_BETA = 0.5
 #: ... and what its probes are compared with there: the tangent plane's level
