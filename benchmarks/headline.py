@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.experiments import PAPER_GBDT
+from benchmarks.pages import compact_json
 from benchmarks.store import RunStore
 from benchmarks.tables import BOOTSTRAP_RESAMPLES, INTERVAL_LEVEL, distances_at, median_ratio_interval
 
@@ -322,7 +323,7 @@ def main(argv: list[str] | None = None) -> None:
         text += [f"![ours / best peer per budget, with intervals]({a.out.with_suffix('.png').name})", ""]
     text += [markdown(t, a.ours, command) for t in tables]
     a.out.write_text("\n".join(text))
-    a.out.with_suffix(".json").write_text(json.dumps(tables, indent=1) + "\n")
+    a.out.with_suffix(".json").write_text(compact_json(tables))
     if not a.no_plot:
         from benchmarks.plots import plot_headline  # matplotlib only when a figure is drawn
 

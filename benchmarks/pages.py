@@ -49,3 +49,24 @@ def kept_head(page: Path) -> list[str]:
         return []
     lines = page.read_text().splitlines()
     return lines[:lines.index(GENERATED_MARKER)] if GENERATED_MARKER in lines else []
+
+
+def compact_json(data: Any) -> str:
+    """``data`` as JSON without spaces, one item of a top-level list (or one key of a top-level dict) per line:
+    small enough for the tracked results tree's size limit (``tests/test_results_tree.py``), and a change to one
+    experiment still shows as a change of one line.
+
+    >>> print(compact_json({"a": [1, 2], "b": {"c": 0.5}}), end="")
+    {
+    "a":[1,2],
+    "b":{"c":0.5}
+    }
+    """
+    def one(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"))
+
+    if isinstance(data, list):
+        return "[\n" + ",\n".join(one(v) for v in data) + "\n]\n"
+    if isinstance(data, dict):
+        return "{\n" + ",\n".join(f"{json.dumps(k)}:{one(v)}" for k, v in data.items()) + "\n}\n"
+    return one(data) + "\n"

@@ -16,7 +16,6 @@ budget B: one page for an attack that plans from its budget and was run once per
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.headline import budgets_for
+from benchmarks.pages import compact_json
 from benchmarks.store import RunStore
 from benchmarks.tables import distances_at, paired_ratio
 
@@ -127,9 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     text += [markdown(t) for t in tables]
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text("\n".join(text))
-    # Compact, one experiment per line: the tracked results tree has a size limit (tests/test_results_tree.py).
-    a.out.with_suffix(".json").write_text("[\n" + ",\n".join(json.dumps(t, separators=(",", ":")) for t in tables)
-                                          + "\n]\n")
+    a.out.with_suffix(".json").write_text(compact_json(tables))
     print("\n".join(text))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.experiments import PAPER_GBDT
+from benchmarks.pages import compact_json
 from benchmarks.store import RunStore
 from benchmarks.tables import distances_at
 
@@ -322,5 +323,5 @@ def report(args: argparse.Namespace) -> None:
         out_json["experiments"][experiment] = [b for b, _ in items]
         _write_section(results, experiment, items)
     (full / "table3_exact.md").write_text("\n".join(md) + "\n")
-    (full / "table3_exact.json").write_text(json.dumps(out_json, indent=1))
+    (full / "table3_exact.json").write_text(compact_json(out_json))
     print("\n".join(md))
