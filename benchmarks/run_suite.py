@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = {p.strip() for p in args.parts.split(",")}
     root = args.results_dir / args.tag
     store = RunStore(args.db, args.tag)
-    if not args.plan:
+    if not args.plan and not args.runs_only:
         root.mkdir(parents=True, exist_ok=True)  # tables and plots go here (the runs go to the database)
     if args.fresh and not args.plan:
         store.clear()

@@ -372,3 +372,14 @@ def test_ablation_pairs_inputs_and_leaves_failures_out_of_the_ratio() -> None:
     assert paired(ref, other, 1000) == "1.500 (40% / 40%)"
     assert paired(ref, {"distortion_at": {"1000": [0.5, 1.0, 2.0, 1.0, 5e-5]}}, 1000) == "0.500 (100% / 0%)"
     assert paired(ref, other, 2000) == "—"  # a budget neither ran to
+
+
+def test_runs_only_stores_runs_and_leaves_the_results_folder_alone(tmp_path: Path) -> None:
+    from benchmarks import run_suite
+
+    argv = ["--quick", "--experiments", "gbdt-higgs", "--attacks", "ours-sign-growing", "--images", "1",
+            "--max-budget", "250", "--runs-only", "--no-progress", "--db", str(tmp_path / "db.sqlite"),
+            "--results-dir", str(tmp_path / "results")]
+    assert run_suite.main(argv) == 0
+    assert RunStore(tmp_path / "db.sqlite", "quick").count() == 1
+    assert not (tmp_path / "results").exists()  # no empty tag folder: the pages come from a later plain run
