@@ -29,6 +29,7 @@ import numpy as np
 
 from applications.trees import exact_minimal_adversarial, move_zero_thresholds
 from benchmarks.experiments import Experiment, Plan, build, gbdt_training_data, higgs_feature_box
+from benchmarks.trees_report import DEFAULT_TAGS
 
 RESULTS = Path(__file__).resolve().parent / "results" / "suite"
 VARIANTS = ("raw", "moved", "box-raw", "box-moved")
@@ -116,7 +117,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tag", default="full")
     p.add_argument("--results-dir", type=Path, default=RESULTS)
     p.add_argument("--budgets", default="", help="extra budget columns for the report (e.g. 10000)")
-    p.add_argument("--default-tags", default="base-{B}",
+    p.add_argument("--default-tags", default=DEFAULT_TAGS,
                    help="report: the tags of the default attack's runs made with each budget B ({B} in the name)")
     args = p.parse_args(argv)
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]

@@ -26,6 +26,8 @@ DEFAULT_SOLVER = "ours-rgf"  # the paper's solver: the attack's default when the
 #: The attack's default today, whose runs are made once per budget (``run_suite --tag base-B --max-budget B``): a
 #: row of its own, each column read from the runs made with that budget (``report(default_tags=)``).
 DEFAULT_ATTACK = "ours-sign-growing"
+#: Where the default attack's runs made with each budget live (the headline's tags).
+DEFAULT_TAGS = "base-{B}"
 BEGIN, END = "<!-- exact-minimum:begin -->", "<!-- exact-minimum:end -->"
 SOURCES = {  # experiment -> (tag holding its attack runs, table page stem)
     "gbdt-mnist": ("full", "table3_gbdt_mnist"),
@@ -79,11 +81,18 @@ def _budget_tagged_row(experiment: str, budgets: list[int], pattern: str, solved
     no runs were made with B (the 10k goal column), from the trace of the smallest larger budget's runs; on the
     inputs every one of those tags ran. ``None`` when a column has no such runs."""
     made = sorted(set(PAPER_GBDT[experiment.removesuffix("-box")]["queries"]) | set(budgets))
+    loaded: dict[int, dict[int, dict[str, Any]]] = {}  # a tag read once, though it may serve several columns
+
+    def runs_made_with(c: int) -> dict[int, dict[str, Any]]:
+        if c not in loaded:
+            store = RunStore(db, pattern.format(B=c))
+            loaded[c] = {int(r["image"]): r for r in store.records(experiment, DEFAULT_ATTACK)}
+        return loaded[c]
+
     sources = []
     for b in budgets:
         for c in (m for m in made if m >= b):
-            store = RunStore(db, pattern.format(B=c))
-            records = {int(r["image"]): r for r in store.records(experiment, DEFAULT_ATTACK)}
+            records = runs_made_with(c)
             if records:
                 sources.append((b, c, records))
                 break
@@ -182,7 +191,7 @@ def _section(block: dict[str, Any], label: str) -> list[str]:
 
 def _default_row(block: dict[str, Any]) -> dict[str, Any] | None:
     """The row of today's default attack (runs made with each budget), if the report has one."""
-    return next((r for r in block["rows"] if r["attack"].startswith(f"{DEFAULT_ATTACK} (runs made")), None)
+    return next((r for r in block["rows"] if "made_with" in r), None)
 
 
 def _goal_line(block: dict[str, Any]) -> str:
@@ -195,6 +204,15 @@ def _goal_line(block: dict[str, Any]) -> str:
     return (f"Goal (our default attack, `{name}`, median ratio ≤ {GOAL_RATIO} at {GOAL_BUDGET:,} queries): "
             f"median {c['median']:.2f}, {'met' if c['median'] <= GOAL_RATIO else 'NOT met'} "
             f"({c['within_1.1']} of {c['n']} inputs within 1.1).")
+
+
+def _medians_at(row: dict[str, Any], cols: list[int]) -> str:
+    return " / ".join(f"{row['cells'][j]['median']:.2f}" for j in cols)
+
+
+def _medians_with_inputs(row: dict[str, Any] | None, cols: list[int]) -> str:
+    """A summary cell for a row on all its own inputs: the medians and how many inputs, or ``-`` without it."""
+    return "-" if row is None else f"{_medians_at(row, cols)} ({row['inputs']})"
 
 
 SUMMARY_ATTACKS = ("ours-rgf", "ours-sign", "ours-coordinate", "art-hsj", "art-signopt", "fb-boundary")
@@ -218,13 +236,9 @@ def summary(blocks: dict[str, list[tuple[dict[str, Any], str]]]) -> list[str]:
                     cells.append("-")
                     continue
                 n = row["inputs"] if n is None else n
-                cells.append(" / ".join(f"{row['cells'][j]['median']:.2f}" for j in cols))
-            own = by.get((DEFAULT_SOLVER, "all"))
-            own_cell = (" / ".join(f"{own['cells'][j]['median']:.2f}" for j in cols) + f" ({own['inputs']})"
-                        if own else "-")
-            today = _default_row(block)
-            today_cell = (" / ".join(f"{today['cells'][j]['median']:.2f}" for j in cols) + f" ({today['inputs']})"
-                          if today else "-")
+                cells.append(_medians_at(row, cols))
+            own_cell = _medians_with_inputs(by.get((DEFAULT_SOLVER, "all")), cols)
+            today_cell = _medians_with_inputs(_default_row(block), cols)
             ex = block["exact"]
             tiny = f", {ex['tiny']} flip(s) at ~1e-35 left out" if ex["tiny"] else ""
             head.append(f"| {experiment} ({label}) | {ex['median_without_tiny'] or ex['median']:.4f} "
@@ -280,8 +294,6 @@ def refresh_page(results: Path, root: Path, experiment: str) -> bool:
 
 
 COMMAND = "python -m benchmarks.trees_exact report"
-#: Where the default attack's runs made with each budget live (the headline's tags).
-DEFAULT_TAGS = "base-{B}"
 
 
 def report(args: argparse.Namespace) -> None:
