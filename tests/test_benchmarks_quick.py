@@ -335,7 +335,6 @@ def test_shards_split_the_inputs_and_a_past_deadline_starts_nothing(tmp_path: Pa
         assert s is not None and [s[k] for k in keys] == [r[k] for k in keys]
 
 
-
 def test_parallel_tasks_skip_stored_runs_and_return_only_new_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
