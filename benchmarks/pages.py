@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ def write_page(out: Path, lines: list[str], data: dict[str, Any]) -> str:
     text = "\n".join(lines) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
-    out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
+    out.with_suffix(".json").write_text(compact_json(data))
     print(text)
     return text
 
@@ -51,10 +52,11 @@ def kept_head(page: Path) -> list[str]:
     return lines[:lines.index(GENERATED_MARKER)] if GENERATED_MARKER in lines else []
 
 
-def compact_json(data: Any) -> str:
+def compact_json(data: Any, default: Callable[[Any], Any] | None = None) -> str:
     """``data`` as JSON without spaces, one item of a top-level list (or one key of a top-level dict) per line:
     small enough for the tracked results tree's size limit (``tests/test_results_tree.py``), and a change to one
-    experiment still shows as a change of one line.
+    experiment still shows as a change of one line. ``default`` is :func:`json.dumps`'s: what to write for a value
+    JSON has no type for.
 
     >>> print(compact_json({"a": [1, 2], "b": {"c": 0.5}}), end="")
     {
@@ -63,7 +65,7 @@ def compact_json(data: Any) -> str:
     }
     """
     def one(value: Any) -> str:
-        return json.dumps(value, separators=(",", ":"))
+        return json.dumps(value, separators=(",", ":"), default=default)
 
     if isinstance(data, list):
         return "[\n" + ",\n".join(one(v) for v in data) + "\n]\n"

@@ -21,6 +21,7 @@ import numpy as np
 
 from benchmarks.experiments import Experiment
 from benchmarks.monitor import best_at
+from benchmarks.pages import compact_json
 
 TRIVIAL_L2 = 1e-3  # GBDT runs below this distortion are reported separately (LightGBM's +-1e-35 thresholds)
 
@@ -338,7 +339,7 @@ def write_table(out_dir: Path, exp: Experiment, data: dict[str, Any], plot_names
     out_dir.mkdir(parents=True, exist_ok=True)
     jpath = out_dir / f"{exp.stem}.json"
     mpath = out_dir / f"{exp.stem}.md"
-    jpath.write_text(json.dumps(data, indent=1, default=_jsonable))
+    jpath.write_text(compact_json(data, default=_jsonable))
     mpath.write_text(render_markdown(data, plot_names))
     return mpath, jpath
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.pages import compact_json
+
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000)
 
 
@@ -145,8 +147,8 @@ def main(argv: list[str] | None = None) -> None:
     summary = summarize(compare(options, args.n, args.budget, args.seed, args.targeted, models))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "README.md").write_text(markdown(summary, labels, command, args.targeted) + "\n")
-    (args.out / "unseen.json").write_text(json.dumps({"command": command, "labels": labels, "options": options,
-                                                      "targeted": args.targeted, "summary": summary}, indent=1) + "\n")
+    (args.out / "unseen.json").write_text(compact_json({"command": command, "labels": labels, "options": options,
+                                                        "targeted": args.targeted, "summary": summary}))
     print(markdown(summary, labels, command, args.targeted))
 
 
