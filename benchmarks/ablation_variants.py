@@ -11,6 +11,7 @@ from typing import Any
 from applications.hardlabel.boundary import GALLOPING_GROWTH
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START
 from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
+from zeroopt.radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO
 from zeroopt.solvers import GROWING_BETA, GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
@@ -187,3 +188,9 @@ for _widening in (2, 4, 10, 20, 50, 100):
 VARIANTS["today's default with β 0.5 and the tangent level at β 0.01's precision"] = (
     "sign-growing",
     {**_TODAY, "beta": 50 * GROWING_BETA, "probe_level": "tangent", "eps_per_beta": GROWING_EPS_PER_BETA / 50})
+# (twenty-seventh session) β 0.04 while the steps are long, narrowing to 0.01 as they shorten: a quarter of the steps'
+# running geometric mean (zeroopt.RadiusFollowsStep), with the tangent level throughout (level with the value's at
+# β 0.01, ../probe-level/)
+VARIANTS["today's default with β 0.04 following the step and the tangent level"] = (
+    "sign-growing", {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent",
+                     "beta_per_step": STEP_RADIUS_RATIO, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO})

@@ -84,6 +84,7 @@ from .racing import (
     race_plan,
 )
 from .radius import RadiusFollowsBalance
+from .radius_step import RadiusFollowsStep
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
     SolverContext,
@@ -105,7 +106,7 @@ __all__ = [
     "AdaptiveMomentum", "ChainedDirections", "DirectionRule", "GradientFilter", "HistoryPrior",
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
-    "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "RadiusFollowsBalance",
+    "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "RadiusFollowsBalance", "RadiusFollowsStep",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",

@@ -36,6 +36,7 @@ from .parts import (
 )
 from .prior import HistoryPrior
 from .radius import RadiusFollowsBalance
+from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from .shaping import IterateShapedProbes
 from .solver import ComposedSolver, StepRule
 
@@ -143,6 +144,11 @@ class DescentOptions:
         Narrow β while the comparisons are lopsided and widen it back to ``beta`` once they are balanced
         (:class:`~zeroopt.radius.RadiusFollowsBalance`); only comparison estimators state the balance it reads.
         Not for a piecewise-constant objective, whose comparisons are lopsided at every β.
+    beta_per_step, beta_step_floor
+        When ``beta_per_step`` is set, β follows the steps the iterate takes: ``beta_per_step`` × their running
+        geometric mean, from ``beta`` (the widest, used until the first step) down to ``beta_step_floor`` ×
+        ``beta`` (:class:`~zeroopt.radius_step.RadiusFollowsStep`): probes wide while the steps are long, narrow
+        once they are short. ``None``: β stays (up to the stall rule).
     """
 
     q: int = PAPER_Q
@@ -169,6 +175,8 @@ class DescentOptions:
     skip_flat: bool = False
     probe_shape: float | None = None
     beta_balance: bool = False
+    beta_per_step: float | None = None
+    beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -180,6 +188,9 @@ class DescentOptions:
         if self.probe_shape is not None and self.probe_shape > 1:
             raise ValueError(f"probe_shape is a share of each probe's variance, in (0, 1]; got {self.probe_shape!r}")
         check_positive("q_start", self.q_start, integer=True, allow_none=True)
+        check_positive("beta_per_step", self.beta_per_step, allow_none=True)
+        if not 0 < self.beta_step_floor <= 1:
+            raise ValueError(f"beta_step_floor is a share of beta, in (0, 1]; got {self.beta_step_floor!r}")
         check_positive("beta", self.beta)
         check_positive("step", self.step)
         check_positive("step_reset", self.step_reset, allow_none=True)
@@ -291,13 +302,15 @@ def descent_solver(
     -------
     ComposedSolver
         sampler → [probe shape] → estimator → [history prior] → [momentum] → step rule → [best probe] →
-        [radius follows balance] → stall rule; a fixed step, which never shrinks, gets the no-progress rule
-        instead (unless ``opts.patience`` is ``None``).
+        [radius follows balance] → [radius follows step] → stall rule; a fixed step, which never shrinks, gets
+        the no-progress rule instead (unless ``opts.patience`` is ``None``).
     """
     # The radius rule reads β as the probes used it, before the stall rule may shrink it for a stalled step.
     behaviours: list = [BestProbe()] if best_probe else []
     if opts.beta_balance:
         behaviours.append(RadiusFollowsBalance())
+    if opts.beta_per_step is not None:
+        behaviours.append(RadiusFollowsStep(float(opts.beta_per_step), float(opts.beta_step_floor)))
     if opts.line_search != "fixed":
         behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
     elif opts.patience is not None:
