@@ -144,6 +144,7 @@ for _solver, _options in VARIANTS.values():
         _options.setdefault("probe_level", "value")
         _options.setdefault("skip_flat", False)  # every row before the nineteenth session probed every pixel
         _options.setdefault("probe_shape", None)  # every row before the twenty-second session drew plain probes
+        _options.setdefault("beta_per_step", None)  # every row before the twenty-seventh session kept β fixed
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 
@@ -153,7 +154,7 @@ for _solver, _options in VARIANTS.values():
 # since the twenty-sixth session a tree ensemble's default is wider, with the tangent level).
 _TODAY = {**_MOMENTUM_DEFAULT, "beta": GROWING_BETA, "race_keeps_state": False, "race_halving": False,
           "probe_level": "value", "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH,
-          "fresh_restarts": True}
+          "fresh_restarts": True, "beta_per_step": None}
 _TODAY_WITHOUT: dict[str, dict[str, Any]] = {
     "probes shaped by the direction": {"probe_shape": None},
     "adaptive momentum": {"momentum": None},

@@ -66,10 +66,13 @@ def test_sign_solvers_take_the_probe_level_as_an_option() -> None:
     from applications.hardlabel.config import boundary_context
 
     radial = boundary_context((1, 4, 4), "paper")
-    for name in ("sign", "sign-growing"):  # the value, unless asked (see probe_levels: the two agree there)
-        assert "probe_level" not in zeroopt.get_solver(name).context_defaults(radial)
-        assert zeroopt.get_solver(name).options().probe_level == "value"
-    solver = zeroopt.make_solver("sign-growing", radial, probe_level="tangent")
+    # Sign-OPT's solver compares with the value unless asked; sign-growing, whose probes on a radius start wider
+    # than the two levels agree at (GROWING_WIDE_BETA), with the tangent plane's level
+    assert "probe_level" not in zeroopt.get_solver("sign").context_defaults(radial)
+    assert zeroopt.get_solver("sign-growing").context_defaults(radial)["probe_level"] == "tangent"
+    for name in ("sign", "sign-growing"):
+        assert zeroopt.get_solver(name).options().probe_level == "value"  # off the unit sphere
+    solver = zeroopt.make_solver("sign-growing", radial)
     assert solver.estimator.func is shrunk_centered_sign_of_difference
     assert solver.estimator.keywords == {"level": "tangent"}
     assert zeroopt.make_solver("sign", radial).estimator is sign_of_difference

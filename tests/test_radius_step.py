@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 import zeroopt
 from zeroopt import GradientEstimate, Move, RadiusFollowsStep
+from zeroopt.radius_step import STEP_RADIUS_RATIO
 
 ESTIMATE = GradientEstimate(g=np.zeros(3), eps=0.0, used=20)
 
@@ -104,3 +106,33 @@ def test_a_sign_descent_starts_wide_narrows_as_its_steps_shorten_and_ends_lower(
         betas = following.history_array("beta")
         assert betas[0] == 0.2 and betas[-1] < 0.05
     assert np.exp(np.mean(np.log(ratios))) < 0.5
+
+
+def test_the_attacks_smooth_radius_starts_wide_and_narrows_to_growing_beta_as_its_steps_shorten() -> None:
+    """sign-growing where the value is a smooth radius (the hard-label g of a neural network; here the distance
+    along θ to a plane, whose minimum is the plane's normal): probes GROWING_WIDE_BETA wide at first, at the
+    tangent level, and GROWING_BETA once the steps have shortened; ``beta_per_step=None`` keeps β fixed."""
+    d = 40
+    normal = np.abs(np.random.default_rng(3).standard_normal(d))
+    normal /= np.linalg.norm(normal)
+
+    def plane(theta: np.ndarray) -> float:
+        cos = float(normal @ theta) / float(np.linalg.norm(theta))
+        return 1 / cos if cos > 1e-9 else 1e6
+
+    radial = zeroopt.SolverContext(dim=d, unit_sphere=True, radial=True, adjustable_precision=True)
+    resolved = zeroopt.get_solver("sign-growing").resolve(radial)
+    assert resolved["probe_level"] == "tangent" and resolved["beta_per_step"] == STEP_RADIUS_RATIO
+    wide, narrow = zeroopt.solvers.GROWING_WIDE_BETA, zeroopt.solvers.GROWING_BETA
+    assert resolved["beta"] * resolved["beta_step_floor"] == pytest.approx(narrow) and wide > narrow
+
+    def run(**options: Any) -> zeroopt.OptimizeResult:
+        solver = zeroopt.make_solver("sign-growing", radial, **options)
+        group = zeroopt.IndependentGroup([zeroopt.as_oracle(plane, (d,), budget=3000)])
+        x0 = np.abs(np.random.default_rng(11).standard_normal(d))
+        (res,) = zeroopt.drive([zeroopt.run_solver(solver, x0, rng=np.random.default_rng(0))], group)
+        return res
+
+    betas = run().history_array("beta")
+    assert betas[0] == pytest.approx(wide) and betas[-1] == pytest.approx(narrow)
+    assert set(run(beta_per_step=None).history_array("beta")) == {wide}

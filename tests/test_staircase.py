@@ -56,7 +56,9 @@ def test_a_piecewise_constant_radius_gets_wider_probes_at_the_tangent_level_and_
     assert resolved["beta"] == zeroopt.solvers.GROWING_PIECEWISE_BETA > zeroopt.solvers.GROWING_BETA
     assert resolved["probe_level"] == "tangent"
     smooth = spec.resolve(dataclasses.replace(trees, piecewise_constant=False))
-    assert (smooth["beta"], smooth.get("probe_level", "value")) == (zeroopt.solvers.GROWING_BETA, "value")
+    # a smooth radius starts narrower and follows its steps down to GROWING_BETA (tests/test_radius_step.py)
+    assert smooth["beta"] == zeroopt.solvers.GROWING_WIDE_BETA < zeroopt.solvers.GROWING_PIECEWISE_BETA
+    assert "beta_per_step" not in resolved
     assert zeroopt.make_solver("sign-growing", trees, beta=0.01).beta == 0.01  # asked for, it is there
 
     def final_value(seed: int, **options: Any) -> float:

@@ -34,6 +34,7 @@ from .estimators import (
     shrunk_centered_sign_of_difference,
     sign_of_difference,
 )
+from .radius_step import STEP_RADIUS_RATIO
 from .registry import SolverContext, register_solver
 from .solver import ComposedSolver
 
@@ -282,6 +283,20 @@ GROWING_PIECEWISE_BETA = 0.5
 #: (:func:`~zeroopt.estimators.probe_levels`). At the wider β the sphere's offset f·β²/2 no longer cancels the
 #: bracket's ε/2 and the value level would read most probes as higher whatever their direction.
 GROWING_PIECEWISE_LEVEL: ProbeLevel = "tangent"
+#: sign-growing's probe radius where the value is a smooth radius (the hard-label g of a neural network), at the
+#: start: 0.04 rad, four times :data:`GROWING_BETA`, narrowing to :data:`GROWING_BETA` as the steps shorten
+#: (:data:`GROWING_BETA_PER_STEP`). Early steps move 0.2-0.3 rad and a wider ball of probes follows the slope they
+#: use; late ones move a few hundredths, where β 0.04 throughout was up to 0.4% higher per input on MNIST targeted
+#: (benchmarks/results/ablation/wide-tangent/mid-4k/). Batched, per input against β 0.01 throughout:
+#: benchmarks/results/ablation/radius-step/.
+GROWING_WIDE_BETA = 4 * GROWING_BETA
+#: ... as a share of the steps (:class:`~zeroopt.radius_step.RadiusFollowsStep`): a quarter of their running
+#: geometric mean, so β holds at :data:`GROWING_WIDE_BETA` while the steps are above 0.16 rad.
+GROWING_BETA_PER_STEP = STEP_RADIUS_RATIO
+#: ... and what those probes are compared with: the tangent plane's level, which the wider β needs (the sphere's
+#: offset f·β²/2 no longer cancels the bracket's ε/2) and which is level with the value's at β 0.01
+#: (benchmarks/results/ablation/probe-level/).
+GROWING_RADIAL_LEVEL: ProbeLevel = "tangent"
 
 
 @dataclass(frozen=True)
@@ -293,10 +308,12 @@ class SignGrowingOptions(SignOptions):
     (:data:`GROWING_EPS_PER_BETA`), its signs
     centred on a shrunk baseline (:data:`GROWING_BASELINE`), its direction carries adaptive momentum
     (:data:`GROWING_MOMENTUM`); where the value is a radius
-    (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`) and shapes its probes
-    by the direction (:data:`GROWING_PROBE_SHAPE`) — or, where that radius is piecewise constant (a tree
-    ensemble's g), draws them wider (:data:`GROWING_PIECEWISE_BETA`) and compares them with the tangent plane's
-    level (:data:`GROWING_PIECEWISE_LEVEL`)."""
+    (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`), compares its probes
+    with the tangent plane's level, shapes them by the direction (:data:`GROWING_PROBE_SHAPE`) and draws them
+    :data:`GROWING_WIDE_BETA` wide until its steps shorten, then narrower, down to :data:`GROWING_BETA`
+    (:data:`GROWING_BETA_PER_STEP`; an explicit ``beta`` is then the widest, and ``beta_per_step=None`` keeps β
+    fixed) — or, where that radius is piecewise constant (a tree ensemble's g), draws them wider still and fixed
+    (:data:`GROWING_PIECEWISE_BETA`) at the tangent plane's level (:data:`GROWING_PIECEWISE_LEVEL`)."""
 
     q_start: int | None = GROWING_Q_START
     min_progress: float | None = GROWING_MIN_PROGRESS
@@ -315,7 +332,8 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
         if context.piecewise_constant:
             out.update(beta=GROWING_PIECEWISE_BETA, probe_level=GROWING_PIECEWISE_LEVEL)
         else:
-            out["probe_shape"] = GROWING_PROBE_SHAPE
+            out.update(probe_shape=GROWING_PROBE_SHAPE, beta=GROWING_WIDE_BETA, beta_per_step=GROWING_BETA_PER_STEP,
+                       beta_step_floor=GROWING_BETA / GROWING_WIDE_BETA, probe_level=GROWING_RADIAL_LEVEL)
     return out
 
 
