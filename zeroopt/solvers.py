@@ -229,7 +229,8 @@ GROWING_RELATIVE_EPS = True
 #: tree ensembles (0.97-1.01); batched, GBDT MNIST from a 32k run's race was 3-8% higher from 8k
 #: (benchmarks/results/ablation/value-precision/).
 GROWING_EPS_PER_BETA = 1 / 100
-#: sign-growing's probe radius on the unit sphere: 0.01 rad, ten times Sign-OPT's β = 0.001 (``SignOptions``).
+#: sign-growing's probe radius on the unit sphere: 0.01 rad, ten times Sign-OPT's β = 0.001 (``SignOptions``) —
+#: where the value is a smooth radius, the narrowest it follows the steps down to (:data:`GROWING_WIDE_BETA`).
 #: Measured over 0.0003-0.1 on both CNNs and both tree ensembles (benchmarks/results/ablation/beta/): early
 #: iterates move by 0.2-1 rad, and probes 0.001 rad apart likely resolve the boundary's small-scale wrinkles rather
 #: than the slope such a step follows; a tree ensemble's g jumps wherever the ray's first crossing changes leaf,
@@ -287,8 +288,9 @@ GROWING_PIECEWISE_LEVEL: ProbeLevel = "tangent"
 #: start: 0.04 rad, four times :data:`GROWING_BETA`, narrowing to :data:`GROWING_BETA` as the steps shorten
 #: (:data:`GROWING_BETA_PER_STEP`). Early steps move 0.2-0.3 rad and a wider ball of probes follows the slope they
 #: use; late ones move a few hundredths, where β 0.04 throughout was up to 0.4% higher per input on MNIST targeted
-#: (benchmarks/results/ablation/wide-tangent/mid-4k/). Batched, per input against β 0.01 throughout:
-#: benchmarks/results/ablation/radius-step/.
+#: (benchmarks/results/ablation/wide-tangent/mid-4k/). Batched on the suite's first inputs, per input against β 0.01
+#: throughout: 0.94-1.00 at 250-2k and 0.97-1.00 from 4k on all four CNN experiments
+#: (benchmarks/results/ablation/radius-step/).
 GROWING_WIDE_BETA = 4 * GROWING_BETA
 #: ... as a share of the steps (:class:`~zeroopt.radius_step.RadiusFollowsStep`): a quarter of their running
 #: geometric mean, so β holds at :data:`GROWING_WIDE_BETA` while the steps are above 0.16 rad.
