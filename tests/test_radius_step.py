@@ -84,16 +84,14 @@ def test_bad_options_say_which(kwargs: dict, match: str) -> None:
         zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=4), **kwargs)
 
 
-def _quadratic(d: int) -> tuple[np.ndarray, object]:
-    h = np.logspace(0, 1, d)
-    return h, lambda x: float(np.sum(h * x**2))
-
-
 def test_a_sign_descent_starts_wide_narrows_as_its_steps_shorten_and_ends_lower() -> None:
     """On a quadratic (condition 10, d = 20) from far away, a sign descent with probes β = 0.2 wide crawls once
     the iterate is within about β of the minimum; the rule narrows β with the steps and the same budget ends
     lower, over eight seeds — having used the solver's β while the steps were long."""
-    _, f = _quadratic(20)
+    h = np.logspace(0, 1, 20)
+
+    def f(x: np.ndarray) -> float:
+        return float(np.sum(h * x**2))
 
     def run(seed: int, **options: object) -> zeroopt.OptimizeResult:
         return zeroopt.minimize(f, np.full(20, 3.0), solver="sign-growing", budget=3000, seed=seed, beta=0.2,
