@@ -192,10 +192,9 @@ VARIANTS["today's default with β 0.5 and the tangent level at β 0.01's precisi
 # (twenty-seventh session) β 0.04 while the steps are long, narrowing to 0.01 as they shorten: a quarter of the steps'
 # running geometric mean (zeroopt.RadiusFollowsStep), with the tangent level throughout (level with the value's at
 # β 0.01, ../probe-level/)
+_FOLLOWING_THE_STEP = {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent", "beta_per_step": STEP_RADIUS_RATIO}
 VARIANTS["today's default with β 0.04 following the step and the tangent level"] = (
-    "sign-growing", {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent",
-                     "beta_per_step": STEP_RADIUS_RATIO, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO})
+    "sign-growing", {**_FOLLOWING_THE_STEP, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO})
 # ... and the same down to Sign-OPT's β 0.001 (floor 1/40), measured better late on the CNNs at a fixed β (../beta/)
 VARIANTS["today's default with β 0.04 following the step down to 0.001 and the tangent level"] = (
-    "sign-growing", {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent",
-                     "beta_per_step": STEP_RADIUS_RATIO, "beta_step_floor": 0.1 * GROWING_BETA / (4 * GROWING_BETA)})
+    "sign-growing", {**_FOLLOWING_THE_STEP, "beta_step_floor": REFERENCE_CODE_BETA / (4 * GROWING_BETA)})

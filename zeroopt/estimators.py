@@ -236,9 +236,10 @@ def probe_levels(
     ε = β/100 · f) that shift and the sphere's offset f·β²/2 are the same size and cancel: comparing with the
     value is, to first order, comparing the bracket's midpoint with the tangent plane, and ``"tangent"`` moves
     every level down by ε/2: within 1% either way per input on both CNNs and both tree ensembles
-    (benchmarks/results/ablation/probe-level/), so the attack keeps ``"value"`` there; the tangent level is the
-    one whose meaning does not hang on how β and ε are set (a wider β, a coarser ε), and the attack compares
-    with it on tree ensembles, whose probes are 0.5 rad wide (:data:`zeroopt.solvers.GROWING_PIECEWISE_LEVEL`).
+    (benchmarks/results/ablation/probe-level/). The tangent level is the one whose meaning does not hang on how β
+    and ε are set (a wider β, a coarser ε), and the attack compares with it wherever its probes are wider: on
+    neural networks, whose probes start 0.04 rad wide (:data:`zeroopt.solvers.GROWING_RADIAL_LEVEL`), and on tree
+    ensembles, 0.5 rad (:data:`zeroopt.solvers.GROWING_PIECEWISE_LEVEL`).
 
     Examples
     --------

@@ -35,6 +35,7 @@ __all__ = [
     "BALANCE_STEP",
     "BALANCE_WIDEN_Z",
     "RadiusFollowsBalance",
+    "owned_beta_range",
 ]
 
 #: Narrow β once the mean sign s̄ (+1 for a probe that found a higher value, −1 for a lower one) stands more
@@ -50,6 +51,15 @@ BALANCE_STEP = math.sqrt(0.5)
 #: published β = 0.001, the narrowest radius measured better late on both CNNs
 #: (benchmarks/results/ablation/beta/); below it no measurement says what the probes resolve.
 BALANCE_FLOOR_RATIO = 0.1
+
+
+def owned_beta_range(solver: ComposedSolver, floor_ratio: float, beta: float) -> tuple[float, float] | None:
+    """The range ``(floor_ratio · β₀, β₀)`` a radius rule keeps β in (β₀ the solver's own β), or ``None`` when
+    ``beta`` lies outside it — another behaviour (the stall rule) moved it there, and the rule leaves it alone."""
+    ceiling = float(solver.beta)
+    floor = ceiling * floor_ratio
+    # A small relative tolerance: β reached by repeated multiplication lands a rounding off its bounds.
+    return (floor, ceiling) if floor * (1 - 1e-9) <= beta <= ceiling * (1 + 1e-9) else None
 
 
 @dataclass(frozen=True)
@@ -110,12 +120,11 @@ class RadiusFollowsBalance:
         p = estimate.below_fraction
         if p is None or not math.isfinite(p):
             return move
-        ceiling = float(solver.beta)
-        floor = ceiling * self.floor_ratio
-        beta = move.beta
-        # A small relative tolerance: β reached by repeated multiplication lands a rounding off its bounds.
-        if not floor * (1 - 1e-9) <= beta <= ceiling * (1 + 1e-9):
+        bounds = owned_beta_range(solver, self.floor_ratio, move.beta)
+        if bounds is None:
             return move
+        floor, ceiling = bounds
+        beta = move.beta
         mean = 1.0 - 2.0 * p
         error = math.sqrt(max(1.0 - mean * mean, 0.0) / max(int(estimate.used), 1))
         if mean > self.narrow_z * error:

@@ -23,6 +23,7 @@ import numpy as np
 
 from .estimators import GradientEstimate
 from .parts import Move
+from .radius import owned_beta_range
 
 if TYPE_CHECKING:
     from .solver import ComposedSolver, SolverState
@@ -46,7 +47,7 @@ STEP_RADIUS_SMOOTHING = 0.5
 class RadiusFollowsStep:
     """Set the smoothing radius β to ``ratio`` × the running geometric mean of the distances the iterate moved.
 
-    After each iteration that moved (``step_taken > 0``), the running mean of the log distance ‖x_new − x‖ takes
+    After each iteration that moved, the running mean of the log distance ‖x_new − x‖ takes
     the new one with weight ``smoothing``, and β becomes ``ratio · exp(mean)``, kept within
     ``[floor_ratio · β₀, β₀]`` (β₀ the solver's own β, which the first iteration's probes use). A β that another
     behaviour (the stall rule) moved outside that range is left alone, as is β after an iteration that did not
@@ -102,16 +103,11 @@ class RadiusFollowsStep:
     def __call__(
         self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move
     ) -> Move:
-        if not (math.isfinite(move.step_taken) and move.step_taken > 0):
-            return move
         step = float(np.linalg.norm(np.asarray(move.x) - np.asarray(before.x)))
-        if not (math.isfinite(step) and step > 0):
+        bounds = owned_beta_range(solver, self.floor_ratio, move.beta)
+        if not (math.isfinite(step) and step > 0) or bounds is None:
             return move
-        ceiling = float(solver.beta)
-        floor = ceiling * self.floor_ratio
-        # A small relative tolerance: β reached by repeated multiplication lands a rounding off its bounds.
-        if not floor * (1 - 1e-9) <= move.beta <= ceiling * (1 + 1e-9):
-            return move
+        floor, ceiling = bounds
         previous = move.memory.get(self.key)
         mean = math.log(step) if previous is None else (1 - self.smoothing) * previous + self.smoothing * math.log(step)
         beta = min(max(self.ratio * math.exp(mean), floor), ceiling)
