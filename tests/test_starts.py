@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from boundary_oracles import CountingHalfspace
@@ -12,6 +14,7 @@ from applications.hardlabel import attack
 from applications.hardlabel.config import AttackConfig
 from zeroopt import (
     RACE_ITERATIONS,
+    RACE_MIN_SHARE_DIM,
     BoxDirections,
     IndependentGroup,
     SolverContext,
@@ -151,10 +154,12 @@ def test_a_race_of_queries_ends_once_the_member_spent_them_and_keeps_the_deeper_
 
 
 @given(budget=st.integers(1, 10**6), fraction=st.floats(0.0, 0.9), min_share=st.integers(1, 5000),
-       max_starts=st.integers(1, 64))
+       max_starts=st.integers(1, 64), dim=st.none() | st.integers(1, 10**5))
 def test_race_plan_doubles_the_starts_while_each_keeps_its_share(budget: int, fraction: float, min_share: int,
-                                                                  max_starts: int) -> None:
-    starts, queries = race_plan(budget, fraction=fraction, min_share=min_share, max_starts=max_starts)
+                                                                  max_starts: int, dim: int | None) -> None:
+    starts, queries = race_plan(budget, fraction=fraction, min_share=min_share, max_starts=max_starts, dim=dim)
+    if dim is not None:  # in more dimensions than RACE_MIN_SHARE was measured at, each start gets more
+        min_share = max(min_share, math.ceil(min_share * dim / RACE_MIN_SHARE_DIM))
     if starts == 1:
         assert queries == 0
         assert 2 > max_starts or int(fraction * budget) // 2 < min_share  # not even two starts fit
@@ -174,9 +179,16 @@ def test_race_plan_and_the_attack_config_check_their_arguments() -> None:
         with pytest.raises(ValueError):
             race_plan(**bad)  # type: ignore[arg-type]
     assert AttackConfig(race_starts=None).race_for(20000) == race_plan(20000) == (4, 3000)
-    # The default races untargeted attacks (sized by the budget) and gives targeted ones one search.
+    # Sized by the dimension too: an MNIST image's as RACE_MIN_SHARE was measured, a CIFAR-10 image's needs 26k.
+    assert race_plan(20000, dim=RACE_MIN_SHARE_DIM) == (4, 3000) and race_plan(20000, dim=3072) == (1, 0)
+    assert race_plan(26200, dim=3072) == (2, 3930) and AttackConfig().race_for(20000, dim=3072) == (1, 0)
+    with pytest.raises(ValueError, match="dim"):
+        race_plan(20000, dim=0)
+    # The default races every attack (sized by budget and dimension); "untargeted" gives targeted ones one search.
     assert AttackConfig().race_for(20000) == race_plan(20000) and AttackConfig().race_for(4000) == (1, 0)
-    assert AttackConfig().race_for(10**6, targeted=True) == (1, 0)
+    assert AttackConfig().race_for(20000, targeted=True) == (4, 3000)
+    assert AttackConfig(race_starts="untargeted").race_for(10**6, targeted=True) == (1, 0)
+    assert AttackConfig(race_starts="untargeted").race_for(20000, dim=3072) == (4, 3000)  # whatever the dimension
     assert AttackConfig(race_starts=None).race_for(20000, targeted=True) == (4, 3000)
     assert AttackConfig(race_starts=1).race_for(10**6) == (1, 0)
     assert AttackConfig(race_starts=3, race_fraction=0.5).race_for(1000) == (3, 500)
@@ -208,9 +220,10 @@ def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() 
     np.testing.assert_array_equal(raced.trace[0], again.trace[0])
 
 
-def test_the_default_races_untargeted_attacks_only() -> None:
+def test_the_default_races_targeted_attacks_too() -> None:
     """At a budget the race plan gives two starts, the default sends two searches' probe rounds for an
-    untargeted attack and one for a targeted attack (whose candidates are the target examples)."""
+    untargeted attack, and for a targeted attack (whose candidates are the target examples) what
+    ``race_starts=None`` sends, not one search's — which ``race_starts="untargeted"`` keeps for targeted attacks."""
     model = CountingHalfspace(seed=4)
     x, w, sizes, rng, d, n_initial = model.x, model.w, model.sizes, model.rng, model.x.shape[1], 17
     budget = 8000
@@ -222,11 +235,23 @@ def test_the_default_races_untargeted_attacks_only() -> None:
     examples = x + 0.6 * w / np.linalg.norm(w) + 0.01 * rng.standard_normal((13, d))  # 13: a countable batch
     assert (model(examples) == 1).all()
     calls = {}
-    for race_starts in ("untargeted", 1, None):
+    for race_starts in ("default", "untargeted", 1, None):
         sizes.clear()
+        option = {} if race_starts == "default" else {"race_starts": race_starts}
         res = attack(model, x, np.array([0]), target=np.array([1]), budget=budget, seed=1, n_classes=2,
-                     target_examples=examples, initial_selection="tournament", race_starts=race_starts,
-                     fresh_restarts=False)
+                     target_examples=examples, initial_selection="tournament", fresh_restarts=False, **option)
         calls[race_starts] = (list(sizes), float(res.distortion[0]))
-    # Targeted, the default is one search: the model sees exactly what race_starts=1 sends, not the race's.
-    assert calls["untargeted"] == calls[1] and calls[None][0] != calls[1][0]
+    # Targeted, the default races: the model sees exactly what race_starts=None sends, not one search's.
+    assert calls["default"] == calls[None] and calls["untargeted"] == calls[1] and calls[None][0] != calls[1][0]
+
+
+def test_the_race_gives_each_start_more_queries_on_larger_inputs() -> None:
+    """The same budget that races two starts on 32 features gives one search on 2,000 (a start's share there
+    would be 500 · 2000 / 784 queries, more than half of the race's 15% of 8,000): the model sees one probe round."""
+    budget, n_initial = 8000, 17
+    for d, searches in ((32, 2), (2000, 1)):
+        model = CountingHalfspace(seed=4, d=d)
+        assert race_plan(budget, dim=d)[0] == searches
+        attack(model, model.x, np.array([0]), budget=budget, seed=1, n_classes=2, n_initial=n_initial,
+               initial_selection="tournament", fresh_restarts=False)
+        assert model.sizes.count(n_initial) == searches

@@ -77,6 +77,7 @@ from .racing import (
     RACE_ITERATIONS,
     RACE_MAX_STARTS,
     RACE_MIN_SHARE,
+    RACE_MIN_SHARE_DIM,
     RaceWinner,
     Start,
     halving_rounds,
@@ -126,9 +127,8 @@ __all__ = [
     # restarts: a crawling run converges, a spent basin is left for a fresh start
     "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart", "POLISH_RESERVE",
     # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget
-    "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RaceWinner", "Start",
-    "race",
-    "race_plan", "halving_rounds",
+    "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RACE_MIN_SHARE_DIM",
+    "RaceWinner", "Start", "race", "race_plan", "halving_rounds",
     # polishing a radial objective's point: take out the coordinates it does not need
     "PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning",
     # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)

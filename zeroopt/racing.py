@@ -26,8 +26,8 @@ from .records import IterationRecord, OptimizeResult
 from .solver import ComposedSolver, SolverState
 
 __all__ = [
-    "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RaceWinner", "Start", "halving_rounds",
-    "race", "race_plan",
+    "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RACE_MIN_SHARE_DIM", "RaceWinner",
+    "Start", "halving_rounds", "race", "race_plan",
 ]
 
 #: Iterations each candidate runs before the race is decided: one iteration's gain is mostly its first step
@@ -39,6 +39,12 @@ RACE_FRACTION = 0.15
 #: a run's L2 after 250 / 500 / 1k queries correlates 0.43 / 0.68 / 0.85 with its L2 at 8k (log scale, mean over
 #: inputs): a much shorter race picks its winner mostly by luck (benchmarks/results/ablation/race-starts/).
 RACE_MIN_SHARE = 500
+#: :func:`race_plan` with ``dim``: the dimension :data:`RACE_MIN_SHARE` was measured at (MNIST's 28 × 28); in more
+#: dimensions each start gets proportionally more. A run needs iterations in proportion to d before it settles
+#: (the paper's Theorem 1: O(d/δ²)), so its early L2 tells less of its end the larger d is: on CIFAR-10 (d = 3072)
+#: a run's L2 after 500 / 1k queries correlated 0.25 / 0.51 with its L2 at 8k, where MNIST's was 0.68 / 0.85
+#: (benchmarks/results/ablation/race-starts/seeds-8k/seed_spread.md).
+RACE_MIN_SHARE_DIM = 784
 #: :func:`race_plan`: the most starts a race takes (each also costs its own initial search).
 RACE_MAX_STARTS = 8
 
@@ -75,19 +81,24 @@ def race_plan(
     min_share: int = RACE_MIN_SHARE,
     max_starts: int = RACE_MAX_STARTS,
     halving: bool = False,
+    dim: int | None = None,
 ) -> tuple[int, int]:
     """How many independent starts a budget can race, and the queries their race may spend.
 
     The race may spend ``fraction`` of ``budget``; the number of starts doubles from 1 while each would still
-    get ``min_share`` queries, up to ``max_starts``. Below ``2 * min_share / fraction`` there is no race:
-    ``(1, 0)``. With ``halving`` (a race of :func:`halving_rounds` rounds, :func:`race`), twice as many starts for
-    the same queries: the halving rounds give the starts that fall behind early less than ``min_share`` each,
-    and the last two candidates more.
+    get ``min_share`` queries — in ``dim`` dimensions, ``min_share · dim / RACE_MIN_SHARE_DIM`` when that is more
+    (:data:`RACE_MIN_SHARE_DIM`: a run shows where it will end after a number of queries that grows with d) —
+    up to ``max_starts``. Below twice that share over ``fraction`` there is no race: ``(1, 0)``. With ``halving``
+    (a race of :func:`halving_rounds` rounds, :func:`race`), twice as many starts for the same queries: the
+    halving rounds give the starts that fall behind early less than the share each, and the last two
+    candidates more.
 
     Examples
     --------
     >>> race_plan(4000), race_plan(8000), race_plan(20000), race_plan(50000)
     ((1, 0), (2, 1200), (4, 3000), (8, 7500))
+    >>> race_plan(20000, dim=784), race_plan(20000, dim=3072), race_plan(50000, dim=3072)
+    ((4, 3000), (1, 0), (2, 7500))
     """
     budget = check_budget(budget)  # the same TypeError / ValueError as everywhere a budget is taken
     if not (isinstance(fraction, (int, float, np.floating)) and 0 <= fraction < 1):
@@ -95,6 +106,10 @@ def race_plan(
     for name, value in (("min_share", min_share), ("max_starts", max_starts)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if dim is not None:
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
+            raise ValueError(f"dim must be a positive integer or None, got {dim!r}")
+        min_share = max(int(min_share), math.ceil(min_share * int(dim) / RACE_MIN_SHARE_DIM))
     total = int(fraction * budget)
     starts = 1
     while 2 * starts <= max_starts and total // (2 * starts) >= min_share:

@@ -114,13 +114,14 @@ def attack(
     race_starts, race_fraction
         ``race_starts`` independent initial searches (each of ``n_initial`` new candidates), whose winners
         descend in lockstep until the input has spent ``race_fraction`` (0.15) of its budget on them; the lowest
-        point goes on. ``None``: as many starts as :func:`zeroopt.race_plan` gives the budget (none below about
-        6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k). ``"untargeted"`` (default): that for untargeted
-        attacks, one search for targeted ones. 1: one search. g has many basins and which one a run ends in is set
-        early; in an untargeted attack they are the other classes, and the race takes the bad ones away (MNIST
-        mean L2 at 20k 2% lower, GBDT MNIST 13% lower per input at 32k) at a cost on inputs without them (CIFAR-10
-        1.5-2.7% per input at 8k-20k); in a targeted attack it cost CIFAR-10 1.7-3.5% per input
-        (benchmarks/results/ablation/race-untargeted/, race-starts/).
+        point goes on. ``None`` (default): as many starts as :func:`zeroopt.race_plan` gives the budget and the
+        input's dimension (on 784 values none below about 6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k;
+        each start's share grows with d, so on CIFAR-10's 3072 none below about 26k). ``"untargeted"``: the
+        budget's starts for untargeted attacks whatever d, one search for targeted ones (the previous default).
+        1: one search. g has many basins and which one a run ends in is set early; the race takes the bad ones
+        away (MNIST untargeted mean L2 at 20k 2% lower, GBDT MNIST 13% lower per input at 32k, MNIST targeted mean
+        at 14k 3% lower) while the typical input stays level; on CIFAR-10 a race sized as on MNIST cost 1.5-3.5%
+        per input at 8k-20k (benchmarks/results/ablation/race-untargeted/, race-starts/, race-dimension/).
     race_keeps_state
         With ``True`` the race's winner goes on with its run's state — its step size, iteration count (the probes
         keep growing from where they were) and memory — rather than afresh from its point (:class:`zeroopt.RaceWinner`).
@@ -255,7 +256,7 @@ def attack(
     try:
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
         todo = already_adversarial(group)
-        starts, race_queries = cfg.race_for(int(budget), targeted=tgt is not None)
+        starts, race_queries = cfg.race_for(int(budget), targeted=tgt is not None, dim=context.dim)
         members, theta0, g0, states = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context,
                                                          built, starts=starts, race_queries=race_queries)
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left (once a

@@ -11,6 +11,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -40,18 +41,19 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
 # Neither are uniform candidates (n_uniform, HopSkipJump's start: far better on both CNNs at 250-500 queries, worse
 # on MNIST from 1k and on GBDT MNIST) nor the race between families (race_iterations: wins on GBDT MNIST, loses on
-# both CNNs) — benchmarks/results/ablation/race/. At large budgets an *untargeted* attack races several such
-# searches for a share of the budget (race_starts="untargeted": zeroopt.race_plan's starts, from ~6.7k queries):
-# there g's basins are the other classes, and which one a single start lands in is a lottery that moves a
-# 20-input median by several percent from seed to seed. In the suite (benchmarks/results/ablation/race-untargeted/)
-# the race keeps MNIST's typical input level (per input 1.000-1.005 at 8k-20k, 0.979 at 50k) and takes bad basins
-# away (mean L2 at 20k 1.068 -> 1.047, C&W 1.003), GBDT MNIST is level at 11.9k and 0.87 per input at 32.2k,
-# HIGGS level, and CIFAR-10 pays its losers' queries (1.015-1.027 per input at 8k-20k). Targeted attacks keep one
-# search: there the race cost CIFAR-10 1.7-3.5% per input at 8k-20k (benchmarks/results/ablation/race-starts/).
+# both CNNs) — benchmarks/results/ablation/race/. At large budgets the attack races several such searches for a
+# share of the budget (race_starts=None: zeroopt.race_plan's starts, sized by the budget and the input's dimension —
+# from ~6.7k queries on MNIST's 784 values, from ~26k on CIFAR-10's 3072): g has many basins (in an untargeted
+# attack the other classes), and which one a single start lands in is a lottery that moves a 20-input median by
+# several percent from seed to seed. The race takes bad basins away — MNIST untargeted mean L2 at 20k 1.068 ->
+# 1.047 (C&W 1.003), GBDT MNIST 0.87 per input at 32.2k (benchmarks/results/ablation/race-untargeted/), MNIST
+# targeted mean at 14k 1.505 -> 1.457 — while the typical input stays level (per input 1.000-1.013). On CIFAR-10 a
+# start needs more queries before its L2 shows where it ends (zeroopt.RACE_MIN_SHARE_DIM), and a race sized as on
+# MNIST cost 1.5-3.5% per input at 8k-20k (race-starts/, race-dimension/).
 RACE_UNTARGETED = "untargeted"
 CHEAP_START: dict[str, Any] = {
     "initial_directions": "low-frequency", "initial_selection": "record", "n_initial": 30, "n_uniform": 0,
-    "race_iterations": 0, "race_starts": RACE_UNTARGETED,
+    "race_iterations": 0, "race_starts": None,
 }
 # The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
 # one bisected, Algorithm 1's fixed widening ratio, and no pruning at the end.
@@ -104,9 +106,11 @@ class AttackConfig:
     race_starts, race_fraction
         Independent initial searches (each of ``n_initial`` new candidates) whose winners race until the input
         has spent ``race_fraction`` of its budget on the race (:func:`zeroopt.race` with ``queries=``); the
-        lowest point goes on. ``None``: as many as :func:`zeroopt.race_plan` gives the budget (1, no race, below
-        about 6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k); ``"untargeted"`` (default): that for
-        untargeted attacks and one search for targeted ones; 1: one search, no race.
+        lowest point goes on. ``None`` (default): as many as :func:`zeroopt.race_plan` gives the budget and the
+        input's dimension (on MNIST's 784 values 1, no race, below about 6.7k queries, 2 from there, 4 from 13.3k,
+        8 from 26.7k; on CIFAR-10's 3072 none below about 26k); ``"untargeted"``: the budget's starts for untargeted
+        attacks whatever the dimension and one search for targeted ones (the default of the seventeenth to the
+        twenty-seventh session); 1: one search, no race.
     race_halving
         Whether the race between starts halves its field after each round (:func:`zeroopt.race` with
         :func:`zeroopt.halving_rounds` rounds), with twice the starts a plain race sized by the budget gets
@@ -174,7 +178,7 @@ class AttackConfig:
         k = self.race_starts
         if k is not None and k != RACE_UNTARGETED and (
                 isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-            raise ValueError(f"race_starts must be a positive integer, None (sized by the budget) or "
+            raise ValueError(f"race_starts must be a positive integer, None (sized by the budget and dimension) or "
                              f"{RACE_UNTARGETED!r} (sized by the budget for untargeted attacks only), got {k!r}")
         if not _is_real(self.race_fraction) or not 0 < self.race_fraction < 1:
             raise ValueError(f"race_fraction must be a number in (0, 1), got {self.race_fraction!r}")
@@ -230,13 +234,16 @@ class AttackConfig:
             if missing:
                 raise ValueError(f"target_pool holds no example of target class(es) {missing}")
 
-    def race_for(self, budget: int, *, targeted: bool = False) -> tuple[int, int]:
+    def race_for(self, budget: int, *, targeted: bool = False, dim: int | None = None) -> tuple[int, int]:
         """``(starts, queries)``: the initial searches per input and the queries their race may spend, for an
-        untargeted attack or (``targeted``) a targeted one."""
-        if self.race_starts is None or (self.race_starts == RACE_UNTARGETED and not targeted):
-            return zeroopt.race_plan(int(budget), fraction=float(self.race_fraction), halving=bool(self.race_halving))
-        if self.race_starts == RACE_UNTARGETED:
-            return 1, 0
+        untargeted attack or (``targeted``) a targeted one on inputs of ``dim`` values (``race_starts=None`` gives
+        each start more queries in more dimensions: :func:`zeroopt.race_plan`'s ``dim``)."""
+        plan = partial(zeroopt.race_plan, int(budget), fraction=float(self.race_fraction),
+                       halving=bool(self.race_halving))
+        if self.race_starts is None:
+            return plan(dim=dim)
+        if self.race_starts == RACE_UNTARGETED:  # the seventeenth session's rule: the budget alone, untargeted only
+            return (1, 0) if targeted else plan()
         k = int(self.race_starts)
         return (k, int(self.race_fraction * budget)) if k > 1 else (1, 0)
 
