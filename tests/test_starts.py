@@ -181,10 +181,14 @@ def test_race_plan_and_the_attack_config_check_their_arguments() -> None:
     assert AttackConfig(race_starts=None).race_for(20000) == race_plan(20000) == (4, 3000)
     # Sized by the dimension too: an MNIST image's as RACE_MIN_SHARE was measured, a CIFAR-10 image's needs 26k.
     assert race_plan(20000, dim=RACE_MIN_SHARE_DIM) == (4, 3000) and race_plan(20000, dim=3072) == (1, 0)
-    assert race_plan(26200, dim=3072) == (2, 3930) and AttackConfig().race_for(20000, dim=3072) == (1, 0)
+    assert race_plan(26200, dim=3072) == (2, 3930)
+    assert AttackConfig(race_starts=None).race_for(20000, dim=3072) == (1, 0)
+    # The default ("auto") sizes a targeted attack's race by the dimension too, an untargeted attack's by the budget.
+    assert AttackConfig().race_for(20000, targeted=True, dim=3072) == (1, 0)
+    assert AttackConfig().race_for(20000, dim=3072) == (4, 3000)
     with pytest.raises(ValueError, match="dim"):
         race_plan(20000, dim=0)
-    # The default races every attack (sized by budget and dimension); "untargeted" gives targeted ones one search.
+    # The default races every attack; "untargeted" gives targeted ones one search.
     assert AttackConfig().race_for(20000) == race_plan(20000) and AttackConfig().race_for(4000) == (1, 0)
     assert AttackConfig().race_for(20000, targeted=True) == (4, 3000)
     assert AttackConfig(race_starts="untargeted").race_for(10**6, targeted=True) == (1, 0)
@@ -246,12 +250,12 @@ def test_the_default_races_targeted_attacks_too() -> None:
 
 
 def test_the_race_gives_each_start_more_queries_on_larger_inputs() -> None:
-    """The same budget that races two starts on 32 features gives one search on 2,000 (a start's share there
-    would be 500 · 2000 / 784 queries, more than half of the race's 15% of 8,000): the model sees one probe round."""
+    """With ``race_starts=None`` the same budget that races two starts on 32 features gives one search on 2,000 (a
+    start's share there would be 500 · 2000 / 784 queries, more than half of the race's 15% of 8,000)."""
     budget, n_initial = 8000, 17
     for d, searches in ((32, 2), (2000, 1)):
         model = CountingHalfspace(seed=4, d=d)
         assert race_plan(budget, dim=d)[0] == searches
         attack(model, model.x, np.array([0]), budget=budget, seed=1, n_classes=2, n_initial=n_initial,
-               initial_selection="tournament", fresh_restarts=False)
+               initial_selection="tournament", fresh_restarts=False, race_starts=None)
         assert model.sizes.count(n_initial) == searches

@@ -126,7 +126,7 @@ __all__ = [
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
     # restarts: a crawling run converges, a spent basin is left for a fresh start
     "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart", "POLISH_RESERVE",
-    # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget
+    # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget and d
     "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RACE_MIN_SHARE_DIM",
     "RaceWinner", "Start", "race", "race_plan", "halving_rounds",
     # polishing a radial objective's point: take out the coordinates it does not need

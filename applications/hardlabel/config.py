@@ -27,7 +27,8 @@ from .initial import SELECTIONS
 from .inputs import as_batch
 
 __all__ = [
-    "CHEAP_START", "DEFAULT_SOLVER", "RACE_KEEPS_STATE", "RACE_UNTARGETED", "REFERENCE_START", "AttackConfig",
+    "CHEAP_START", "DEFAULT_SOLVER", "RACE_AUTO", "RACE_KEEPS_STATE", "RACE_UNTARGETED", "REFERENCE_START",
+    "AttackConfig",
     "boundary_context",
     "check_inputs", "initial_precision", "seeds_for",
 ]
@@ -42,18 +43,21 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # Neither are uniform candidates (n_uniform, HopSkipJump's start: far better on both CNNs at 250-500 queries, worse
 # on MNIST from 1k and on GBDT MNIST) nor the race between families (race_iterations: wins on GBDT MNIST, loses on
 # both CNNs) — benchmarks/results/ablation/race/. At large budgets the attack races several such searches for a
-# share of the budget (race_starts=None: zeroopt.race_plan's starts, sized by the budget and the input's dimension —
-# from ~6.7k queries on MNIST's 784 values, from ~26k on CIFAR-10's 3072): g has many basins (in an untargeted
-# attack the other classes), and which one a single start lands in is a lottery that moves a 20-input median by
-# several percent from seed to seed. The race takes bad basins away — MNIST untargeted mean L2 at 20k 1.068 ->
-# 1.047 (C&W 1.003), GBDT MNIST 0.87 per input at 32.2k (benchmarks/results/ablation/race-untargeted/), MNIST
-# targeted mean at 14k 1.505 -> 1.457 — while the typical input stays level (per input 1.000-1.013). On CIFAR-10 a
-# start needs more queries before its L2 shows where it ends (zeroopt.RACE_MIN_SHARE_DIM), and a race sized as on
-# MNIST cost 1.5-3.5% per input at 8k-20k (race-starts/, race-dimension/).
+# share of the budget (zeroopt.race_plan's starts): g has many basins, and which one a single start lands in is a
+# lottery that moves a 20-input median by several percent from seed to seed. The race takes bad basins away while
+# the typical input pays a little for the losers' queries — more the larger d, as a start's early L2 tells less of
+# its end (zeroopt.RACE_MIN_SHARE_DIM). race_starts="auto" (RACE_AUTO, the default): an untargeted attack, whose
+# basins are the other classes, races by the budget alone (from ~6.7k queries): MNIST mean L2 at 20k 1.068 -> 1.047
+# (C&W 1.003), GBDT MNIST 0.87 per input at 32.2k (benchmarks/results/ablation/race-untargeted/), and on 30 CIFAR-10
+# inputs at 14k the race's median 0.0557 against 0.0621 without it, though 1.4% higher per input
+# (ablation/race-dimension/batched-30/); a targeted attack races with each start's share grown with d (MNIST from
+# ~6.7k, CIFAR-10 from ~26k): MNIST targeted means 1.7-3.2% lower at 14k-20k, per input 1.000-1.013, where on
+# CIFAR-10 the race cost 1.7-3.5% per input at 8k-20k and its means (ablation/race-starts/, race-dimension/).
 RACE_UNTARGETED = "untargeted"
+RACE_AUTO = "auto"
 CHEAP_START: dict[str, Any] = {
     "initial_directions": "low-frequency", "initial_selection": "record", "n_initial": 30, "n_uniform": 0,
-    "race_iterations": 0, "race_starts": None,
+    "race_iterations": 0, "race_starts": RACE_AUTO,
 }
 # The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
 # one bisected, Algorithm 1's fixed widening ratio, and no pruning at the end.
@@ -106,11 +110,12 @@ class AttackConfig:
     race_starts, race_fraction
         Independent initial searches (each of ``n_initial`` new candidates) whose winners race until the input
         has spent ``race_fraction`` of its budget on the race (:func:`zeroopt.race` with ``queries=``); the
-        lowest point goes on. ``None`` (default): as many as :func:`zeroopt.race_plan` gives the budget and the
-        input's dimension (on MNIST's 784 values 1, no race, below about 6.7k queries, 2 from there, 4 from 13.3k,
-        8 from 26.7k; on CIFAR-10's 3072 none below about 26k); ``"untargeted"``: the budget's starts for untargeted
+        lowest point goes on. ``None``: as many as :func:`zeroopt.race_plan` gives the budget and the input's
+        dimension (on MNIST's 784 values 1, no race, below about 6.7k queries, 2 from there, 4 from 13.3k, 8 from
+        26.7k; on CIFAR-10's 3072 none below about 26k); ``"untargeted"``: the budget's starts for untargeted
         attacks whatever the dimension and one search for targeted ones (the default of the seventeenth to the
-        twenty-seventh session); 1: one search, no race.
+        twenty-seventh session); ``"auto"`` (default): the budget's starts for untargeted attacks whatever the
+        dimension, the budget's and the dimension's for targeted ones; 1: one search, no race.
     race_halving
         Whether the race between starts halves its field after each round (:func:`zeroopt.race` with
         :func:`zeroopt.halving_rounds` rounds), with twice the starts a plain race sized by the budget gets
@@ -176,10 +181,11 @@ class AttackConfig:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
         k = self.race_starts
-        if k is not None and k != RACE_UNTARGETED and (
+        if k is not None and k not in (RACE_UNTARGETED, RACE_AUTO) and (
                 isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
             raise ValueError(f"race_starts must be a positive integer, None (sized by the budget and dimension) or "
-                             f"{RACE_UNTARGETED!r} (sized by the budget for untargeted attacks only), got {k!r}")
+                             f"{RACE_UNTARGETED!r} (sized by the budget for untargeted attacks only) or {RACE_AUTO!r} "
+                             f"(that, and sized by budget and dimension for targeted ones), got {k!r}")
         if not _is_real(self.race_fraction) or not 0 < self.race_fraction < 1:
             raise ValueError(f"race_fraction must be a number in (0, 1), got {self.race_fraction!r}")
         if self.piecewise_constant is not None and not isinstance(self.piecewise_constant, (bool, np.bool_)):
@@ -244,6 +250,8 @@ class AttackConfig:
             return plan(dim=dim)
         if self.race_starts == RACE_UNTARGETED:  # the seventeenth session's rule: the budget alone, untargeted only
             return (1, 0) if targeted else plan()
+        if self.race_starts == RACE_AUTO:  # the default: see RACE_AUTO's comment
+            return plan(dim=dim) if targeted else plan()
         k = int(self.race_starts)
         return (k, int(self.race_fraction * budget)) if k > 1 else (1, 0)
 
