@@ -52,7 +52,7 @@ N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted)
 # inputs at 14k the race's median 0.0557 against 0.0621 without it, though 1.4% higher per input
 # (ablation/race-dimension/batched-30/); a targeted attack races with each start's share grown with d (MNIST from
 # ~6.7k, CIFAR-10 from ~26k): MNIST targeted means 1.7-3.2% lower at 14k-20k, per input 1.000-1.013, where on
-# CIFAR-10 the race cost 1.7-3.5% per input at 8k-20k and its means (ablation/race-starts/, race-dimension/).
+# CIFAR-10 the race cost 1.7-3.5% per input at 8k-20k and raised its means (ablation/race-starts/, race-dimension/).
 RACE_UNTARGETED = "untargeted"
 RACE_AUTO = "auto"
 CHEAP_START: dict[str, Any] = {
@@ -242,8 +242,9 @@ class AttackConfig:
 
     def race_for(self, budget: int, *, targeted: bool = False, dim: int | None = None) -> tuple[int, int]:
         """``(starts, queries)``: the initial searches per input and the queries their race may spend, for an
-        untargeted attack or (``targeted``) a targeted one on inputs of ``dim`` values (``race_starts=None`` gives
-        each start more queries in more dimensions: :func:`zeroopt.race_plan`'s ``dim``)."""
+        untargeted attack or (``targeted``) a targeted one on inputs of ``dim`` values (``race_starts=None``, and
+        ``"auto"`` for a targeted attack, give each start more queries in more dimensions: :func:`zeroopt.race_plan`'s
+        ``dim``)."""
         plan = partial(zeroopt.race_plan, int(budget), fraction=float(self.race_fraction),
                        halving=bool(self.race_halving))
         if self.race_starts is None:
