@@ -193,12 +193,13 @@ VARIANTS["today's default with β 0.5 and the tangent level at β 0.01's precisi
 # running geometric mean (zeroopt.RadiusFollowsStep), with the tangent level throughout (level with the value's at
 # β 0.01, ../probe-level/)
 _FOLLOWING_THE_STEP = {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent", "beta_per_step": STEP_RADIUS_RATIO}
-VARIANTS["today's default with β 0.04 following the step and the tangent level"] = (
-    "sign-growing", {**_FOLLOWING_THE_STEP, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO})
+_RADIUS_STEP_DEFAULT = {**_FOLLOWING_THE_STEP, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO}  # the 27th session's default
+VARIANTS["today's default with β 0.04 following the step and the tangent level"] = ("sign-growing",
+                                                                                    dict(_RADIUS_STEP_DEFAULT))
 # ... and the same down to Sign-OPT's β 0.001 (floor 1/40), measured better late on the CNNs at a fixed β (../beta/)
 VARIANTS["today's default with β 0.04 following the step down to 0.001 and the tangent level"] = (
     "sign-growing", {**_FOLLOWING_THE_STEP, "beta_step_floor": REFERENCE_CODE_BETA / (4 * GROWING_BETA)})
 # (twenty-eighth session) the race between starts sized by the budget and the input's dimension, for every attack
-# (zeroopt.race_plan(dim=); the attack's race_starts=None): the row above is the twenty-seventh session's default
+# (zeroopt.race_plan(dim=); the attack's race_starts=None), on the twenty-seventh session's default
 VARIANTS["the twenty-seventh session's default with the race sized by the dimension"] = (
-    "sign-growing", {**_FOLLOWING_THE_STEP, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO, "race_starts": None})
+    "sign-growing", {**_RADIUS_STEP_DEFAULT, "race_starts": None})
