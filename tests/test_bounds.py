@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from applications.hardlabel import attack
+from applications.hardlabel.boundary import Ray
 from applications.hardlabel.bounds import check_inside, flat_bounds
 
 
@@ -52,3 +57,17 @@ def test_attack_stays_inside_a_per_feature_box() -> None:
     assert np.all(res.x_adv[0] >= lo) and np.all(res.x_adv[0] <= hi)
     with pytest.raises(ValueError, match="outside the bounds"):
         attack(model, np.array([[0.0, 0.5, 0.0]]), np.array([0]), budget=100, bounds=(lo, hi), n_classes=2)
+
+
+@settings(max_examples=50, deadline=None)
+@given(d=st.integers(1, 12), seed=st.integers(0, 2**32 - 1), lam=st.floats(0.0, 5.0))
+def test_a_comparisons_ray_without_its_reach_asks_the_same_point(d: int, seed: int, lam: float) -> None:
+    # Comparisons (the probes' one query each) build their rays without lam_max: the point they ask must be the one a
+    # full ray gives, clipped to the box the same way, whatever λ (inside the box or far beyond its edge).
+    rng = np.random.default_rng(seed)
+    lo, hi = -rng.random(d), rng.random(d)
+    x0, theta = rng.uniform(lo, hi), rng.standard_normal(d)
+    full, cheap = Ray.make(x0, theta, lo, hi), Ray.make(x0, theta, lo, hi, reach=False)
+    assert full is not None and cheap is not None and cheap.lam_max == math.inf
+    np.testing.assert_array_equal(cheap.point(lam, lo, hi), full.point(lam, lo, hi))
+    assert Ray.make(x0, np.zeros(d), lo, hi, reach=False) is None  # no direction, no ray, as before

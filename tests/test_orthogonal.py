@@ -79,3 +79,35 @@ def test_sign_growing_probes_orthogonally_on_the_unit_sphere_only() -> None:
     u = built.sampler.sample(np.random.default_rng(0), built.probes(built.init(np.ones(40), 1.0, 0.0,
                                                                                  np.random.default_rng(0))), 40, 0)
     assert len(u) == zeroopt.solvers.GROWING_Q_START and np.allclose(u @ u.T, np.eye(len(u)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(q=st.integers(1, 50), d=st.integers(2, 24), weight=st.floats(0.05, 1.0), seed=st.integers(0, 2**32 - 1))
+def test_a_deferred_draw_reshaped_and_orthonormalised_once_gives_the_directions_two_passes_give(
+        q: int, d: int, weight: float, seed: int) -> None:
+    # The solver's probes with a shape: the sampler's Gram-Schmidt pass is redundant (the shape's pass yields the
+    # same rows), so the deferred draw must not change a single direction — blocks over d/2 rows included.
+    x = np.random.default_rng(seed + 1).standard_normal(d)
+    shape = zeroopt.IterateShapedProbes(weight, orthonormal=True)
+    twice = shape(zeroopt.orthonormal_rows(np.random.default_rng(seed), q, d), x, None)
+    once = shape(zeroopt.orthonormal_rows(np.random.default_rng(seed), q, d, deferred=True), x, None)
+    np.testing.assert_allclose(once, twice, atol=1e-8)
+    # An iterate with nothing to shape by still gets orthonormal rows, the plain draw's.
+    plain = shape(zeroopt.orthonormal_rows(np.random.default_rng(seed), q, d, deferred=True), np.zeros(d), None)
+    np.testing.assert_allclose(plain, zeroopt.orthonormal_rows(np.random.default_rng(seed), q, d), atol=1e-8)
+
+
+def test_a_deferred_draw_is_unit_gaussian_rows_not_yet_orthonormal() -> None:
+    u = zeroopt.orthonormal_rows(np.random.default_rng(0), 10, 40, deferred=True)
+    np.testing.assert_allclose(np.linalg.norm(u, axis=1), 1.0)
+    assert not np.allclose(u @ u.T, np.eye(10), atol=1e-3)
+
+
+def test_the_solver_defers_the_draws_orthonormalisation_only_to_a_shape_that_orthonormalises() -> None:
+    radial = zeroopt.SolverContext(dim=30, unit_sphere=True, radial=True)
+    shaped = zeroopt.make_solver("sign-growing", radial)
+    assert shaped.probe_shape is not None and shaped.probe_shape.orthonormal
+    assert shaped.sampler == zeroopt.OrthogonalDirections(deferred=True)
+    assert zeroopt.make_solver("sign-growing", radial, probe_shape=None).sampler == zeroopt.OrthogonalDirections()
+    assert zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=30, unit_sphere=True)).sampler == \
+        zeroopt.OrthogonalDirections()

@@ -12,7 +12,7 @@ smoothing radius β = 0.005; the stall rule and line-search factors follow the a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
@@ -23,6 +23,7 @@ from .directions import DirectionSampler, make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
 from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
+from .orthogonal import OrthogonalDirections
 from .parts import (
     BestProbe,
     DiminishingReturnsRule,
@@ -317,9 +318,15 @@ def descent_solver(
         behaviours.append(NoProgressRule(int(opts.patience)))
     if opts.min_progress is not None:
         behaviours.append(DiminishingReturnsRule(float(opts.min_progress)))
+    drawn = sampler or make_sampler(opts.directions, context)
+    shape = None if opts.probe_shape is None else IterateShapedProbes(
+        float(opts.probe_shape), orthonormal=opts.directions == "orthogonal")
+    if shape is not None and shape.orthonormal and isinstance(drawn, OrthogonalDirections):
+        # The shape orthonormalises the reshaped probes again: one Gram-Schmidt pass gives the same directions.
+        drawn = replace(drawn, deferred=True)
     return ComposedSolver(
         name=name,
-        sampler=sampler or make_sampler(opts.directions, context),
+        sampler=drawn,
         estimator=estimator,
         step_rule=step_rule_for(opts),
         q=int(opts.q) if opts.q_start is None else SqrtProbeGrowth(min(int(opts.q_start), int(opts.q)), int(opts.q)),
@@ -330,6 +337,5 @@ def descent_solver(
         behaviours=tuple(behaviours),
         direction=direction_rule_for(opts),
         skip_flat=bool(opts.skip_flat),
-        probe_shape=None if opts.probe_shape is None else IterateShapedProbes(
-            float(opts.probe_shape), orthonormal=opts.directions == "orthogonal"),
+        probe_shape=shape,
     )

@@ -38,11 +38,22 @@ def gram_schmidt_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     of their Gram matrix: two matrix products and a triangular solve, several times faster than Householder QR,
     and exact enough while the Gram matrix is well conditioned. ``numpy.linalg.LinAlgError`` when it is not
     positive definite (dependent rows)."""
-    return solve_triangular(np.linalg.cholesky(rows @ rows.T), rows, lower=True)
+    # (check_finite=False: the rows are draws or reshaped draws, finite by construction; the check costs ~20%.)
+    return solve_triangular(np.linalg.cholesky(rows @ rows.T), rows, lower=True, check_finite=False)
 
 
-def orthonormal_rows(rng: np.random.Generator, q: int, d: int) -> NDArray[np.float64]:
+def orthonormal_rows(rng: np.random.Generator, q: int, d: int, *, deferred: bool = False) -> NDArray[np.float64]:
     """``(q, d)`` rows, each uniform on the unit sphere, orthonormal within every block of ``d`` rows.
+
+    With ``deferred``, a block of at most d/2 rows comes back as its Gaussian draws scaled to unit length, not
+    yet orthonormalised: for a caller that reshapes the rows and then orthonormalises them itself
+    (:class:`~zeroopt.shaping.IterateShapedProbes` with ``orthonormal=True``). Gram-Schmidt of rows that were
+    multiplied on the left by a lower-triangular matrix with a positive diagonal gives the same rows as
+    Gram-Schmidt of the originals, and both the orthonormalisation (``G = L Q``) and the unit scaling are such
+    matrices, as is a reshaping on the right by a diagonal (``Q D = L⁻¹ G D``): so the caller's one
+    orthonormalisation yields the very directions two would have, for half the work. The blocks of more than
+    d/2 rows are orthonormalised here as always (their Gram matrix is too ill-conditioned for the caller's
+    Cholesky-based Gram-Schmidt).
 
     Examples
     --------
@@ -60,7 +71,8 @@ def orthonormal_rows(rng: np.random.Generator, q: int, d: int) -> NDArray[np.flo
         gauss = rng.standard_normal((k, d))
         if 2 * k <= d:
             # With k <= d/2 the Gram matrix's condition number stays below ~34, so nothing is lost to rounding.
-            blocks.append(gram_schmidt_rows(gauss))
+            unit = gauss / np.linalg.norm(gauss, axis=1, keepdims=True)
+            blocks.append(unit if deferred else gram_schmidt_rows(gauss))
         else:
             basis, upper = np.linalg.qr(gauss.T)
             # The signs of R's diagonal moved into Q (Mezzadri): Q is then Haar, whatever the QR convention.
@@ -75,6 +87,15 @@ def orthonormal_rows(rng: np.random.Generator, q: int, d: int) -> NDArray[np.flo
 class OrthogonalDirections:
     """Uniform unit directions, orthonormal within each estimate (module docstring).
 
+    Parameters
+    ----------
+    deferred
+        Leave the orthonormalisation of blocks of at most d/2 rows to the probe shape that follows
+        (:func:`orthonormal_rows` with ``deferred``): the same directions for one Gram-Schmidt pass instead of
+        two. Only for a solver whose probes are reshaped and orthonormalised again
+        (:class:`~zeroopt.shaping.IterateShapedProbes` with ``orthonormal=True``), which
+        :func:`~zeroopt.descent_solver` sets up by itself.
+
     Examples
     --------
     >>> import numpy as np
@@ -84,11 +105,12 @@ class OrthogonalDirections:
     (True, 10.0)
     """
 
+    deferred: bool = False
     #: Draws in any number of dimensions (no image shape): a solver may draw it within a subspace.
     shape_free: ClassVar[bool] = True
 
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
-        return orthonormal_rows(rng, q, d)
+        return orthonormal_rows(rng, q, d, deferred=self.deferred)
 
     def scale(self, d: int) -> float:
         return float(d)

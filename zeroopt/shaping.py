@@ -82,7 +82,8 @@ class IterateShapedProbes:
     orthonormal
         Orthonormalise the shaped probes again (within each block of d, as
         :func:`~zeroopt.orthogonal.orthonormal_rows` draws them): for an orthonormal sampler, whose q
-        comparisons then still measure q distinct directions.
+        comparisons then still measure q distinct directions — and for one that left its orthonormalisation to
+        this pass (:class:`~zeroopt.OrthogonalDirections` with ``deferred``), which gives the same directions.
 
     Examples
     --------
@@ -108,8 +109,10 @@ class IterateShapedProbes:
         self, directions: NDArray[np.float64], x: NDArray[np.float64], active: NDArray[np.intp] | None
     ) -> NDArray[np.float64]:
         factors = shape_weights(x, float(self.weight), active)
-        if np.all(factors == 1.0) or directions.size == 0:
+        if directions.size == 0:
             return directions
+        if np.all(factors == 1.0):  # nothing to shape by; a deferred sampler's rows still want orthonormalising
+            return _orthonormalised(directions) if self.orthonormal else directions
         lengths = np.linalg.norm(directions, axis=1, keepdims=True)
         shaped = directions * factors[None, :]
         norms = np.linalg.norm(shaped, axis=1, keepdims=True)

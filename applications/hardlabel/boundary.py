@@ -48,12 +48,17 @@ class Ray:
     lam_max: float  # beyond this λ the clipped point no longer moves
 
     @classmethod
-    def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: Bound, hi: Bound) -> Ray | None:
-        """The ray from ``x0`` along ``theta``; ``lo``/``hi``: scalars or flat per-feature arrays."""
+    def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: Bound, hi: Bound, *,
+             reach: bool = True) -> Ray | None:
+        """The ray from ``x0`` along ``theta``; ``lo``/``hi``: scalars or flat per-feature arrays. Without
+        ``reach``, ``lam_max`` is left infinite: enough for a comparison's single query at a given λ (clipped all
+        the same), and it spares the pass over every feature that finds where the ray leaves the box."""
         norm = float(np.linalg.norm(theta))
         if not np.isfinite(norm) or norm == 0.0:
             return None
         u = theta / norm
+        if not reach:
+            return cls(x0, u, math.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             to_bound = np.where(u > 0, (hi - x0) / u, np.where(u < 0, (lo - x0) / u, 0.0))
         return cls(x0, u, float(np.max(to_bound)))
@@ -260,8 +265,8 @@ class BoundaryOracleGroup(OracleGroup):
 
     # -------------------------------------------------------------------------------- the search engine
 
-    def ray(self, owner: int, theta: NDArray[np.float64]) -> Ray | None:
-        return Ray.make(self.images[owner].x0, theta, self.lo, self.hi)
+    def ray(self, owner: int, theta: NDArray[np.float64], *, reach: bool = True) -> Ray | None:
+        return Ray.make(self.images[owner].x0, theta, self.lo, self.hi, reach=reach)
 
     def query(
         self, owners: NDArray[np.int64], points: NDArray[np.float64], *, record: bool = True
@@ -352,7 +357,8 @@ class BoundaryOracleGroup(OracleGroup):
                     searches.append(self._value_search(owner, p, float(h), float(low), float(up), eps, cap))
             elif isinstance(req, Compare):
                 for p, level in zip(req.points, req.levels, strict=True):
-                    searches.append(RaySearch(owner, self.ray(owner, p), float(level), 0.0, "compare"))
+                    # (a comparison asks once at its level: no need for where the ray leaves the box)
+                    searches.append(RaySearch(owner, self.ray(owner, p, reach=False), float(level), 0.0, "compare"))
             elif not isinstance(req, FlatCoordinates):  # (answered below, at no query)
                 raise TypeError(f"unknown request {type(req).__name__}")
             per_request.append(searches)
