@@ -71,8 +71,10 @@ def orthonormal_rows(rng: np.random.Generator, q: int, d: int, *, deferred: bool
         gauss = rng.standard_normal((k, d))
         if 2 * k <= d:
             # With k <= d/2 the Gram matrix's condition number stays below ~34, so nothing is lost to rounding.
-            unit = gauss / np.linalg.norm(gauss, axis=1, keepdims=True)
-            blocks.append(unit if deferred else gram_schmidt_rows(gauss))
+            if deferred:
+                blocks.append(gauss / np.linalg.norm(gauss, axis=1, keepdims=True))
+            else:
+                blocks.append(gram_schmidt_rows(gauss))
         else:
             basis, upper = np.linalg.qr(gauss.T)
             # The signs of R's diagonal moved into Q (Mezzadri): Q is then Haar, whatever the QR convention.
