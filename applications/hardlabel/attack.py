@@ -28,6 +28,7 @@ from .config import (
     boundary_context,
     check_inputs,
     initial_precision,
+    limit_blas,
     progress_bar,
     seeds_for,
 )
@@ -177,6 +178,9 @@ def attack(
         GPU's reduced-precision arithmetic can flip its label; the re-check makes the returned point robustly
         adversarial where it can, at a cost of at most 0.1% × ``verify`` distortion (:mod:`.recheck`). Skipped
         when the budget is below 4 × verify; 0 disables it.
+    blas_threads
+        Threads numpy's and scipy's BLAS may use during the attack (default 1, restored afterwards; ``None``:
+        as they are): an idle OpenBLAS worker spins after each call and takes a core from the model.
     batch_size
         Largest number of samples sent to the model in one call (a larger round is split), which bounds
         peak memory; ``"auto"``: 4096 for a torch module on a GPU, else 256 (a CNN on a CPU runs faster per
@@ -255,6 +259,7 @@ def attack(
 
     members: list[int] = []
     runs: Any = None
+    restore_blas = limit_blas(cfg.blas_threads)
     solver_results: list[Any] = [None] * n  # per input, filled when the runs end (or are cut short)
     try:
         # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
@@ -290,6 +295,7 @@ def attack(
             raise
         raise raised from err
     finally:
+        restore_blas()
         if bar is not None:
             bar.close()
     return result(solver_results, verified)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -27,10 +27,11 @@ from .initial import SELECTIONS
 from .inputs import as_batch
 
 __all__ = [
-    "CHEAP_START", "DEFAULT_SOLVER", "RACE_AUTO", "RACE_KEEPS_STATE", "RACE_UNTARGETED", "REFERENCE_START",
+    "BLAS_THREADS", "CHEAP_START", "DEFAULT_SOLVER", "RACE_AUTO", "RACE_KEEPS_STATE", "RACE_UNTARGETED",
+    "REFERENCE_START",
     "AttackConfig",
     "boundary_context",
-    "check_inputs", "initial_precision", "seeds_for",
+    "check_inputs", "initial_precision", "limit_blas", "seeds_for",
 ]
 
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
@@ -82,6 +83,12 @@ RACE_KEEPS_STATE = False
 # Whether the race between starts is a successive-halving one (zeroopt.race_plan(halving=True): twice the starts
 # for the same queries, the worse half dropped after each of zeroopt.halving_rounds rounds).
 RACE_HALVING = False
+# Threads the numpy/scipy BLAS may use while the attack runs (None: as they are). The attack's own linear algebra
+# is small (orthonormalising a few hundred probes of d values), and an idle OpenBLAS worker keeps spinning for a
+# while after each call: on 2 cores it took a core from the model's forward pass. With 1, the default attack on 20
+# MNIST images made 2119 / 2173 queries/s at 2k / 4k instead of 1776 / 1782, the model's share of the time 87-88%
+# instead of 80-81% (benchmarks/results/hardlabel/mnist_speed.md and results README §1).
+BLAS_THREADS = 1
 MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
 VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
 
@@ -126,6 +133,9 @@ class AttackConfig:
         point (:data:`RACE_KEEPS_STATE`).
     n_classes, batch_size
         The model adapter.
+    blas_threads
+        Threads numpy's and scipy's BLAS may use while the attack runs, restored afterwards (:data:`BLAS_THREADS`;
+        ``None``: left as they are).
     local_ratio, local_growth
         The boundary search: Algorithm 1's ratio α, and the factor it grows by after each step away from
         the hint (default: galloping, ×2, which brackets a large change in a few queries; 1 is the paper's).
@@ -164,6 +174,7 @@ class AttackConfig:
     polish_reserve: int = zeroopt.POLISH_RESERVE
     batch_size: int | str | None = "auto"
     piecewise_constant: bool | None = None
+    blas_threads: int | None = BLAS_THREADS
 
     @classmethod
     def split(cls, config: AttackConfig | None, options: dict[str, Any]) -> tuple[AttackConfig, dict[str, Any]]:
@@ -194,6 +205,9 @@ class AttackConfig:
         for name in ("fresh_restarts", "prune", "race_keeps_state", "race_halving"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        t = self.blas_threads
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1):
+            raise ValueError(f"blas_threads must be a positive integer or None (leave the BLAS as it is), got {t!r}")
         b = self.batch_size
         if b != "auto" and b is not None and (isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b <= 0):
             raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {b!r}")
@@ -330,6 +344,15 @@ def seeds_for(seed: int | Sequence[int] | None, n: int) -> list[Any]:
     if len(seeds) != n:
         raise ValueError(f"seed must be an int or one seed per input ({n}), got {len(seeds)} seeds")
     return seeds
+
+
+def limit_blas(threads: int | None) -> Callable[[], None]:
+    """Limit the BLAS libraries' threads to ``threads`` now (``threadpoolctl``); return what restores them."""
+    if threads is None:
+        return lambda: None
+    from threadpoolctl import threadpool_limits  # the maintained way to cap OpenBLAS / MKL threads at run time
+
+    return threadpool_limits(limits=int(threads), user_api="blas").restore_original_limits
 
 
 def progress_bar(enabled: bool, total: int):  # type: ignore[no-untyped-def]
