@@ -8,12 +8,14 @@ import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from applications.hardlabel import attack
+from applications.hardlabel.config import numpy_blas_paths
 
 W = np.array([[1.0, -1.0], [-1.0, 1.0]])
 
 
 def _blas_threads() -> list[int]:
-    return [int(p["num_threads"]) for p in threadpool_info() if p["user_api"] == "blas"]
+    mine = set(numpy_blas_paths())
+    return [int(p["num_threads"]) for p in threadpool_info() if p["filepath"] in mine]
 
 
 def _watching_model(seen: list[list[int]], fail_after: int | None = None):  # type: ignore[no-untyped-def]
@@ -29,8 +31,8 @@ def _watching_model(seen: list[list[int]], fail_after: int | None = None):  # ty
 @pytest.fixture
 def two_blas_threads():  # type: ignore[no-untyped-def]
     if not _blas_threads():
-        pytest.skip("numpy's BLAS is not visible to threadpoolctl here")
-    with threadpool_limits(limits=2, user_api="blas"):
+        pytest.skip("numpy's own BLAS is not visible to threadpoolctl here (a shared one is left alone)")
+    with threadpool_limits(limits={path: 2 for path in numpy_blas_paths()}):
         yield _blas_threads()
 
 
@@ -54,6 +56,16 @@ def test_a_failing_model_still_gets_the_callers_threads_back(two_blas_threads: l
         attack(_watching_model(seen, fail_after=3), np.array([[0.8, 0.2]]), np.array([0]), budget=300, seed=0)
     assert hasattr(info.value, "partial_result")
     assert _blas_threads() == two_blas_threads
+
+
+def test_numpys_own_blas_is_found_and_torchs_threads_are_not_touched() -> None:
+    # numpy's wheel ships its OpenBLAS in its own folder (this project's environment: pip wheels).
+    assert numpy_blas_paths(), "numpy's BLAS not found: the attack would leave its threads spinning"
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    seen: list[list[int]] = []
+    attack(_watching_model(seen), np.array([[0.8, 0.2]]), np.array([0]), budget=100, seed=0)
+    assert torch.get_num_threads() == before
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ __all__ = [
     "REFERENCE_START",
     "AttackConfig",
     "boundary_context",
-    "check_inputs", "initial_precision", "limit_blas", "seeds_for",
+    "check_inputs", "initial_precision", "limit_blas", "numpy_blas_paths", "seeds_for",
 ]
 
 N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
@@ -346,13 +347,28 @@ def seeds_for(seed: int | Sequence[int] | None, n: int) -> list[Any]:
     return seeds
 
 
-def limit_blas(threads: int | None) -> Callable[[], None]:
-    """Limit the BLAS libraries' threads to ``threads`` now (``threadpoolctl``); return what restores them."""
-    if threads is None:
-        return lambda: None
-    from threadpoolctl import threadpool_limits  # the maintained way to cap OpenBLAS / MKL threads at run time
+#: Folders that hold numpy's and scipy's own BLAS in their wheels (``numpy.libs``, ``scipy_openblas64``, ...).
+_NUMPY_SCIPY_DIRS = ("numpy", "numpy.libs", "scipy", "scipy.libs", "scipy_openblas32", "scipy_openblas64")
 
-    return threadpool_limits(limits=int(threads), user_api="blas").restore_original_limits
+
+def numpy_blas_paths() -> list[str]:
+    """The files of the loaded BLAS libraries that numpy and scipy ship in their own folders — not a model's:
+    torch's threads are its own business (``torch.set_num_threads``). A BLAS shared with other packages (a conda
+    environment's) is not among them."""
+    from threadpoolctl import threadpool_info  # the maintained way to see and cap OpenBLAS / MKL threads
+
+    return [str(p["filepath"]) for p in threadpool_info()
+            if p["user_api"] == "blas" and any(part in _NUMPY_SCIPY_DIRS for part in Path(p["filepath"]).parts)]
+
+
+def limit_blas(threads: int | None) -> Callable[[], None]:
+    """Limit numpy's and scipy's BLAS (:func:`numpy_blas_paths`) to ``threads`` now; return what restores them."""
+    paths = [] if threads is None else numpy_blas_paths()
+    if not paths:
+        return lambda: None
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits={path: int(threads) for path in paths}).restore_original_limits  # type: ignore[arg-type]
 
 
 def progress_bar(enabled: bool, total: int):  # type: ignore[no-untyped-def]
