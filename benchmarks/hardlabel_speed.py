@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--images", type=int, default=20)
     p.add_argument("--budgets", type=int, nargs="+", default=[2000, 8000])
-    p.add_argument("--solvers", nargs="+", default=["rgf", "sign"])
+    # The attack's default solver among them: the speed users get without choosing one.
+    p.add_argument("--solvers", nargs="+", default=["rgf", "sign", "sign-growing"])
     p.add_argument("--child", nargs=3, metavar=("SOLVER", "BUDGET", "IMAGES"), help=argparse.SUPPRESS)
     p.add_argument("--heap", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
