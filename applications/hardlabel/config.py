@@ -351,24 +351,28 @@ def seeds_for(seed: int | Sequence[int] | None, n: int) -> list[Any]:
 _NUMPY_SCIPY_DIRS = ("numpy", "numpy.libs", "scipy", "scipy.libs", "scipy_openblas32", "scipy_openblas64")
 
 
-def numpy_blas_paths() -> list[str]:
+def numpy_blas_paths(controller: Any = None) -> list[str]:
     """The files of the loaded BLAS libraries that numpy and scipy ship in their own folders — not a model's:
     torch's threads are its own business (``torch.set_num_threads``). A BLAS shared with other packages (a conda
-    environment's) is not among them."""
-    from threadpoolctl import threadpool_info  # the maintained way to see and cap OpenBLAS / MKL threads
+    environment's) is not among them. ``controller``: a ``threadpoolctl.ThreadpoolController`` already made (it
+    scans the loaded libraries when made); default: a new one."""
+    from threadpoolctl import ThreadpoolController  # the maintained way to see and cap OpenBLAS / MKL threads
 
-    return [str(p["filepath"]) for p in threadpool_info()
+    return [str(p["filepath"]) for p in (controller or ThreadpoolController()).info()
             if p["user_api"] == "blas" and any(part in _NUMPY_SCIPY_DIRS for part in Path(p["filepath"]).parts)]
 
 
 def limit_blas(threads: int | None) -> Callable[[], None]:
     """Limit numpy's and scipy's BLAS (:func:`numpy_blas_paths`) to ``threads`` now; return what restores them."""
-    paths = [] if threads is None else numpy_blas_paths()
+    if threads is None:
+        return lambda: None
+    from threadpoolctl import ThreadpoolController
+
+    controller = ThreadpoolController()  # one scan of the loaded libraries serves both the lookup and the limit
+    paths = numpy_blas_paths(controller)
     if not paths:
         return lambda: None
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits={path: int(threads) for path in paths}).restore_original_limits  # type: ignore[arg-type]
+    return controller.limit(limits={path: int(threads) for path in paths}).restore_original_limits
 
 
 def progress_bar(enabled: bool, total: int):  # type: ignore[no-untyped-def]
