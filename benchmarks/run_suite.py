@@ -232,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                 store,
                 suite_seed=args.seed,
                 context=context,
+                replicate=args.replicate,
                 retry_errors=args.retry_errors,
                 redo_nonadversarial=args.redo_nonadversarial,
                 progress=not args.no_progress,

@@ -25,9 +25,15 @@ from benchmarks.resources import Usage, measure
 from benchmarks.store import RunStore, encode_array
 
 
-def derive_seed(suite_seed: int, experiment: str, attack: str, image: int) -> int:
-    """The seed of one attack call, from the suite seed (stable across processes and runs)."""
+def derive_seed(suite_seed: int, experiment: str, attack: str, image: int, replicate: int = 0) -> int:
+    """The seed of one attack call, from the suite seed (stable across processes and runs).
+
+    ``replicate`` > 0 gives the same call another seed — the same inputs, another draw of the attack's own random
+    choices (the start, the basin) — and 0 the seed every stored run was made with.
+    """
     key = [suite_seed, zlib.crc32(experiment.encode()), zlib.crc32(attack.encode()), image]
+    if replicate:
+        key.append(int(replicate))
     return int(np.random.SeedSequence(key).generate_state(1)[0])
 
 
@@ -49,6 +55,7 @@ def run_attack(
     *,
     suite_seed: int,
     context: dict[str, Any],
+    replicate: int = 0,
     retry_errors: bool = False,
     redo_nonadversarial: bool = False,
     progress: bool = True,
@@ -67,6 +74,8 @@ def run_attack(
         Where finished runs go (and are looked up).
     suite_seed : int
         The one seed all per-call seeds derive from.
+    replicate : int
+        0, or another draw of every call's seed on the same inputs (:func:`derive_seed`).
     context : dict
         Copied into every record (command line, loaders, versions).
     retry_errors : bool
@@ -88,6 +97,10 @@ def run_attack(
             continue
         image = int(exp.index[job.position])
         record = store.load(exp.name, attack.name, image)
+        if record is not None and int(record.get("replicate") or 0) != replicate:
+            # Kept, it would stand in this replicate's column; replaced, another draw's run would be lost.
+            raise SystemExit(f"tag {store.tag!r} holds {exp.name}/{attack.name} runs made with replicate "
+                             f"{int(record.get('replicate') or 0)}, not {replicate}: give each replicate its own --tag")
         redo = record is not None and (
             (retry_errors and record.get("error")) or (redo_nonadversarial and _returned_nonadversarial(record))
         )
@@ -103,9 +116,9 @@ def run_attack(
             if deadline is not None and time.perf_counter() > deadline:
                 summary.left += len(chunk)
                 continue
-            seed = derive_seed(suite_seed, exp.name, attack.name, int(exp.index[chunk[0]]))
+            seed = derive_seed(suite_seed, exp.name, attack.name, int(exp.index[chunk[0]]), replicate)
             for record in _run_chunk(exp, attack, chunk, budget, seed):
-                store.save({**record, **context})
+                store.save({**record, **context, "replicate": replicate})
                 summary.ran += 1
                 if record.get("error"):
                     summary.errors.append(f"{exp.name}/{attack.name}/{record['image']}: {record['error']}")

@@ -69,6 +69,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-budget", type=_count(1), default=None, help="drop budgets above this one")
     p.add_argument("--batched-solvers", default="rgf", help="solvers timed batched over inputs ('none': skip)")
     p.add_argument("--seed", type=int, default=0, help="the one seed every random choice derives from")
+    p.add_argument("--replicate", type=_count(0), default=0,
+                   help="another draw of each attack call's seed on the same inputs (0: the suite's own; give "
+                   "each replicate its own --tag)")
     p.add_argument("--threads", type=_count(1), default=1, help="torch threads (1: best on a shared 2-core CPU)")
     p.add_argument("--cw-steps", type=int, default=None, help="C&W steps per binary-search step")
     p.add_argument("--ours-impl", default=DEFAULT_IMPL, help="our attack as module:function")
