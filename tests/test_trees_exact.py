@@ -94,6 +94,8 @@ model_cases = st.tuples(
 @example(case=("rf", 3, 1, 2, 3, 282), norm="linf", targeted=False)
 @example(case=("rf", 3, 1, 2, 3, 282), norm="linf", targeted=True)
 @example(case=("rf", 2, 1, 2, 2, 282), norm="linf", targeted=False)
+# HiGHS's MIP presolve returned a point 0.719 away as optimal where one 0.406 away exists (milp.PRESOLVE).
+@example(case=("lgb", 3, 1, 2, 2, 112), norm="l2", targeted=False)
 def test_exact_agrees_with_brute_force_and_every_point_is_verified(case: tuple, norm: str, targeted: bool) -> None:
     kind, n_classes, n_trees, depth, n_features, seed = case
     model, x = _train(kind, n_classes, n_trees, depth, n_features, seed)
