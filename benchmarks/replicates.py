@@ -43,7 +43,7 @@ def replicate_column(
 
 
 def cell(table: dict, budget: str, ours: str, columns: list[tuple[str, list[float] | None]],
-         peer_columns: list[tuple[str, list[float] | None]] = ()) -> dict:
+         peer_columns: list[tuple[str, list[float] | None]] | None = None) -> dict:
     """One missed cell: the best peer's median, ours in the headline's draw and in each replicate (median, ratio
     to that best peer, and the median input by input of replicate / headline run); with ``peer_columns``, that
     best peer's median in other draws of its own seeds too, and ours of the headline over it."""
@@ -62,11 +62,12 @@ def cell(table: dict, budget: str, ours: str, columns: list[tuple[str, list[floa
         out["replicates"][tag] = {"median": float(np.median(values)),
                                   "ratio": float(np.median(values)) / peer_median,
                                   "per_input_vs_headline": float(np.median(values / base))}
-    out["peer_replicates"] = {tag: None if col is None else float(np.median(col)) for tag, col in peer_columns}
+    out["peer_replicates"] = {tag: None if col is None else float(np.median(col)) for tag, col in peer_columns or []}
     return out
 
 
-def markdown(cells: list[dict], tags: list[str], command: str, peer_tags: list[str] = ()) -> str:
+def markdown(cells: list[dict], tags: list[str], command: str, peer_tags: list[str] | None = None) -> str:
+    peer_tags = peer_tags or []
     lines = ["# Our misses with other draws of the attack's seeds", "", f"Command: `{command}`", "",
              "Each missed cell of the headline (exact ratio above "
              f"{GOAL:.2f}): our default attack's median L2 on the same inputs, in the headline's draw of its seeds "
