@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.headline import GOAL, misses
+from benchmarks.headline import GOAL, misses, per_input_ratio
 from benchmarks.pages import compact_json
 from benchmarks.store import RunStore
 from benchmarks.tables import distances_at
@@ -61,7 +61,7 @@ def cell(table: dict, budget: str, ours: str, columns: list[tuple[str, list[floa
         values = np.asarray(col, dtype=float)
         out["replicates"][tag] = {"median": float(np.median(values)),
                                   "ratio": float(np.median(values)) / peer_median,
-                                  "per_input_vs_headline": float(np.median(values / base))}
+                                  "per_input_vs_headline": per_input_ratio(values, base)[0]}
     out["peer_replicates"] = {tag: None if col is None else float(np.median(col)) for tag, col in peer_columns or []}
     return out
 

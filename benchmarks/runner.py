@@ -97,10 +97,11 @@ def run_attack(
             continue
         image = int(exp.index[job.position])
         record = store.load(exp.name, attack.name, image)
-        if record is not None and int(record.get("replicate") or 0) != replicate:
+        made_with = None if record is None else int(record.get("replicate") or 0)
+        if made_with is not None and made_with != replicate:
             # Kept, it would stand in this replicate's column; replaced, another draw's run would be lost.
             raise SystemExit(f"tag {store.tag!r} holds {exp.name}/{attack.name} runs made with replicate "
-                             f"{int(record.get('replicate') or 0)}, not {replicate}: give each replicate its own --tag")
+                             f"{made_with}, not {replicate}: give each replicate its own --tag")
         redo = record is not None and (
             (retry_errors and record.get("error")) or (redo_nonadversarial and _returned_nonadversarial(record))
         )
