@@ -80,8 +80,8 @@ def probe_quality(labels: Labels, adversarial: Callable[[NDArray[np.int64]], NDA
 
     ``margin_gradient(x)`` is the gradient of a margin that is positive where the label is adversarial."""
     t = theta / np.linalg.norm(theta)
-    # The point itself lies a little past the boundary (the attack's bracket and re-check): probes compared at
-    # its distance would all read "lower". The boundary along θ, to the bisection's precision, instead.
+    # A value the attack reports is the upper end of its bracket, a little past the boundary: probes compared at
+    # that distance would read "lower" too often. The boundary along θ, to the bisection's precision, instead.
     g0 = float(first_crossing(labels, adversarial, x0, t[None], float(np.linalg.norm(theta)), lo, hi,
                               bisections=2 * BISECTIONS)[0])
     if not np.isfinite(g0):
@@ -123,7 +123,7 @@ def probe_quality(labels: Labels, adversarial: Callable[[NDArray[np.int64]], NDA
 
 
 def late_probes(experiment: str, n: int, budget: int, q: int, seed: int) -> list[dict[str, Any]]:
-    """Run the default attack on the first ``n`` inputs to ``budget`` and probe each returned point."""
+    """Run the default attack on the first ``n`` inputs to ``budget`` and probe each input's last iterate."""
     import torch
 
     from applications.hardlabel import attack
