@@ -21,7 +21,7 @@ def command_line(module: str, argv: list[str] | None) -> str:
     return f"python -m benchmarks.{module} " + shlex.join(sys.argv[1:] if argv is None else argv)
 
 
-def write_page(out: Path, lines: list[str], data: dict[str, Any]) -> str:
+def write_page(out: Path, lines: list[str], data: dict[str, Any] | list[Any]) -> str:
     """Write ``lines`` as the Markdown page ``out`` and ``data`` as the JSON beside it; print and return the text."""
     text = "\n".join(lines) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks.headline import GOAL, misses, per_input_ratio
-from benchmarks.pages import compact_json
+from benchmarks.pages import command_line, write_page
 from benchmarks.store import RunStore
 from benchmarks.tables import distances_at
 
@@ -66,7 +65,7 @@ def cell(table: dict, budget: str, ours: str, columns: list[tuple[str, list[floa
     return out
 
 
-def markdown(cells: list[dict], tags: list[str], command: str, peer_tags: list[str] | None = None) -> str:
+def markdown(cells: list[dict], tags: list[str], command: str, peer_tags: list[str] | None = None) -> list[str]:
     peer_tags = peer_tags or []
     lines = ["# Our misses with other draws of the attack's seeds", "", f"Command: `{command}`", "",
              "Each missed cell of the headline (exact ratio above "
@@ -94,7 +93,7 @@ def markdown(cells: list[dict], tags: list[str], command: str, peer_tags: list[s
         lines.append(f"| {c['experiment']} at {c['budget']:,} ({c['inputs']} inputs) | {c['best_peer']} "
                      f"{c['peer_median']:.4g} | {GOAL * c['peer_median']:.4g} | {c['headline']['median']:.4g} "
                      f"({c['headline']['ratio']:.3f}) | " + " | ".join(reps) + " |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -107,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--db", default=None)
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/replicates.md"))
     a = p.parse_args(argv)
-    command = "python -m benchmarks.replicates " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = command_line("replicates", argv)
     templates = [t for t in a.tags.split(",") if t]
     if not templates or any("{B}" not in t for t in templates):
         raise SystemExit(f"--tags takes comma-separated templates with {{B}} in each, got {a.tags!r}")
@@ -124,10 +123,7 @@ def main(argv: list[str] | None = None) -> None:
         peer_columns = [(tag, replicate_column(RunStore(a.db, tag), experiment, peer, t["inputs"], int(budget),
                                                exact=False)) for tag in peer_tags]
         cells.append(cell(t, budget, a.ours, columns, peer_columns))
-    text = markdown(cells, templates, command, peer_tags)
-    a.out.write_text(text)
-    a.out.with_suffix(".json").write_text(compact_json(cells))
-    print(text)
+    write_page(a.out, markdown(cells, templates, command, peer_tags), cells)
 
 
 if __name__ == "__main__":
