@@ -149,9 +149,7 @@ def late_probes(experiment: str, n: int, budget: int, q: int, seed: int) -> list
         y0, tgt = int(b.y0[i]), None if b.target is None else int(b.target[i])
 
         def labels(points: NDArray[np.float64]) -> NDArray[np.int64]:
-            with torch.no_grad():
-                x = torch.tensor(points.reshape(-1, *shape), dtype=torch.float32)
-                return np.concatenate([model(c).argmax(1).numpy() for c in torch.split(x, 1024)])
+            return np.asarray(exp.label_fn(points.reshape(-1, *shape)))
 
         def adversarial(lab: NDArray[np.int64], y0: int = y0, tgt: int | None = tgt) -> NDArray[np.bool_]:
             return lab == tgt if tgt is not None else lab != y0
