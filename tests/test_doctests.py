@@ -11,7 +11,7 @@ import pytest
 @pytest.mark.parametrize(
     "name",
     ["zeroopt.driver", "zeroopt.restarts", "zeroopt.pruning", "zeroopt.mixture", "zeroopt.estimators",
-     "zeroopt.momentum",
+     "zeroopt.momentum", "zeroopt.history_subspace",
      "applications.hardlabel.attack",
      "applications.hardlabel.bounds", "applications.trees.exact",
      "applications.trees.thresholds", "applications.figures", "applications.campaign.files", "benchmarks.basins",

@@ -35,6 +35,7 @@ from .estimators import (
     shrunk_centered_sign_of_difference,
     sign_of_difference,
 )
+from .history_subspace import HistorySubspaceProbes
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .mixture import MixtureDirections, multi_scale_directions
 from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
@@ -107,7 +108,8 @@ __all__ = [
     "AdaptiveMomentum", "ChainedDirections", "DirectionRule", "GradientFilter", "HistoryPrior",
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
-    "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "RadiusFollowsBalance", "RadiusFollowsStep",
+    "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "HistorySubspaceProbes", "RadiusFollowsBalance",
+    "RadiusFollowsStep",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from .directions import DirectionSampler, make_sampler, sampler_names
 from .estimators import GradientEstimator
+from .history_subspace import HistorySubspaceProbes
 from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
 from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
 from .orthogonal import OrthogonalDirections
@@ -150,6 +151,11 @@ class DescentOptions:
         geometric mean, from ``beta`` (the widest, used until the first step) down to ``beta_step_floor`` ×
         ``beta`` (:class:`~zeroopt.radius_step.RadiusFollowsStep`): probes wide while the steps are long, narrow
         once they are short. ``None``: β stays (up to the stall rule).
+    history_span
+        When set, up to a quarter of each iteration's probes span the last ``history_span`` estimates and the
+        rest are orthonormal to them (:class:`~zeroopt.history_subspace.HistorySubspaceProbes`): where q ≪ d
+        and consecutive gradients are alike, the recent span holds far more of the next gradient than random
+        probes find. ``None``: probes as drawn (and shaped).
     """
 
     q: int = PAPER_Q
@@ -178,6 +184,7 @@ class DescentOptions:
     beta_balance: bool = False
     beta_per_step: float | None = None
     beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO
+    history_span: int | None = None
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -189,6 +196,7 @@ class DescentOptions:
         if self.probe_shape is not None and self.probe_shape > 1:
             raise ValueError(f"probe_shape is a share of each probe's variance, in (0, 1]; got {self.probe_shape!r}")
         check_positive("q_start", self.q_start, integer=True, allow_none=True)
+        check_positive("history_span", self.history_span, integer=True, allow_none=True)
         check_positive("beta_per_step", self.beta_per_step, allow_none=True)
         if not 0 < self.beta_step_floor <= 1:
             raise ValueError(f"beta_step_floor is a share of beta, in (0, 1]; got {self.beta_step_floor!r}")
@@ -302,9 +310,9 @@ def descent_solver(
     Returns
     -------
     ComposedSolver
-        sampler → [probe shape] → estimator → [history prior] → [momentum] → step rule → [best probe] →
-        [radius follows balance] → [radius follows step] → stall rule; a fixed step, which never shrinks, gets
-        the no-progress rule instead (unless ``opts.patience`` is ``None``).
+        sampler → [probe shape] → [probe history] → estimator → [history prior] → [momentum] → step rule →
+        [best probe] → [radius follows balance] → [radius follows step] → stall rule; a fixed step, which never
+        shrinks, gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
     """
     # The radius rule reads β as the probes used it, before the stall rule may shrink it for a stalled step.
     behaviours: list = [BestProbe()] if best_probe else []
@@ -338,4 +346,5 @@ def descent_solver(
         direction=direction_rule_for(opts),
         skip_flat=bool(opts.skip_flat),
         probe_shape=shape,
+        probe_history=None if opts.history_span is None else HistorySubspaceProbes(int(opts.history_span)),
     )

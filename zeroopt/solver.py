@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from .directions import DirectionSampler
 from .estimators import GradientEstimate, GradientEstimator
+from .history_subspace import HistorySubspaceProbes
 from .linesearch import StepResult
 from .momentum import DirectionRule
 from .oracle import FlatCoordinates, FlatMask, Request, Response
@@ -58,8 +59,8 @@ class StepOutcome:
 
 @dataclass(frozen=True)
 class ComposedSolver:
-    """Zeroth-order descent composed of public parts: sampler → [probe shape] → estimator → [direction] → step rule
-    → behaviours.
+    """Zeroth-order descent composed of public parts: sampler → [probe shape] → [probe history] → estimator →
+    [direction] → step rule → behaviours.
 
     Parameters
     ----------
@@ -100,6 +101,10 @@ class ComposedSolver:
         Reshapes each iteration's probes from the iterate (:class:`~zeroopt.shaping.IterateShapedProbes`, or any
         :class:`~zeroopt.shaping.ProbeShape`), after the sampler and any ``skip_flat`` restriction; ``None``:
         the sampler's draws as they are.
+    probe_history
+        Puts part of each iteration's probes in the span of the last estimates and the rest orthonormal to it
+        (:class:`~zeroopt.history_subspace.HistorySubspaceProbes`), after the probe shape; it keeps the
+        estimates in the state's memory. ``None``: no history.
     """
 
     name: str
@@ -115,6 +120,7 @@ class ComposedSolver:
     direction: DirectionRule | None = None
     skip_flat: bool = False
     probe_shape: ProbeShape | None = None
+    probe_history: HistorySubspaceProbes | None = None
 
     def requested_eps(self, beta: float, value: float = math.nan) -> float | None:
         """Precision to request at smoothing radius ``beta`` from an iterate of value ``value``."""
@@ -138,8 +144,12 @@ class ComposedSolver:
             state, active = yield from self._off_flat_coordinates(state)
         eps = self.requested_eps(state.beta, state.fx)
         u, scale = self._probe_directions(state, active)
+        if self.probe_history is not None:
+            u = self.probe_history(u, state.memory, active)
         est: GradientEstimate = yield from self.estimator(state.x, state.fx, u, state.beta, scale, eps)
         g, memory = (est.g, state.memory) if self.direction is None else self.direction(self, state, est)
+        if self.probe_history is not None:
+            memory = self.probe_history.remember(memory, est.g)
         res: StepResult = yield from self.step_rule(state.x, state.fx, g, state.step, eps, self.retract)
         move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, state.beta, memory=memory)
         if not np.isfinite(move.fx) and np.isfinite(state.fx):
