@@ -203,3 +203,10 @@ VARIANTS["today's default with β 0.04 following the step down to 0.001 and the 
 # (zeroopt.race_plan(dim=); the attack's race_starts=None), on the twenty-seventh session's default
 VARIANTS["the twenty-seventh session's default with the race sized by the dimension"] = (
     "sign-growing", {**_RADIUS_STEP_DEFAULT, "race_starts": None})
+# (twenty-eighth session's default, as it still is: targeted attacks race with each start's share grown with the
+# dimension, untargeted ones by the budget alone) and, on it (thirty-second session, measured, not the default), a
+# quarter of each iteration's probes at most spanning the last 10 estimates (zeroopt.HistorySubspaceProbes)
+_RACE_AUTO_DEFAULT = {**_RADIUS_STEP_DEFAULT, "race_starts": "auto"}
+VARIANTS["the twenty-eighth session's default"] = ("sign-growing", dict(_RACE_AUTO_DEFAULT))
+VARIANTS["the twenty-eighth session's default + probes spanning the last 10 estimates"] = (
+    "sign-growing", {**_RACE_AUTO_DEFAULT, "history_span": 10})
