@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.fft import dctn, idctn
 
-from benchmarks.late_probes import first_crossing
+from benchmarks.late_probes import first_crossing, input_oracles, white_box_experiment
 from benchmarks.pages import GENERATED_MARKER, command_line, kept_head, write_page
 
 #: Band edges on max(i, j) of a 2-D DCT frequency index (the last band runs to the side's length).
@@ -142,23 +142,12 @@ def boundary_gradient(labels: Any, adversarial: Any, margin_gradient: Any, x0: N
 
 def gradient_structure(experiment: str, n: int, budget: int, seed: int) -> list[dict[str, Any]]:
     """Run the traced default on the first ``n`` inputs to ``budget``; the module docstring's figures per point."""
-    import torch
-
     from applications.hardlabel import attack
-    from benchmarks.experiments import Plan, build
     from zeroopt.shaping import shape_weights
     from zeroopt.solvers import GROWING_PROBE_SHAPE
 
-    torch.set_num_threads(1)
     _register_traced()
-    exp = build(experiment, Plan(n_ours=n, n_peers=n, budgets=(budget,)), seed=0, torch_device="cpu")
-    if exp.torch_model is None:
-        raise SystemExit(f"{experiment} has no torch model: the white-box gradient needs one")
-    model, b = exp.torch_model, exp.batch(list(range(min(n, len(exp.x)))))
-    opts: dict[str, Any] = {}
-    if b.starts is not None:
-        pool_class = b.target if b.target is not None else (b.y0 + 1) % b.n_classes
-        opts["target_pool"] = (b.starts.reshape(-1, *b.x0.shape[1:]), np.repeat(pool_class, b.starts.shape[1]))
+    exp, b, opts = white_box_experiment(experiment, n, budget)
     _SINK.clear()
     res = attack(exp.label_fn, b.x0, b.y0, target=b.target, budget=budget, seed=seed, bounds=b.bounds,
                  n_classes=b.n_classes, prune=False, solver=TRACED, **opts)
@@ -176,22 +165,8 @@ def gradient_structure(experiment: str, n: int, budget: int, seed: int) -> list[
         steps = max(runs.values(), key=lambda s: abs(s[-1][3] @ final) / np.linalg.norm(s[-1][3]))
         if not res.success[i] or abs(steps[-1][3] @ final) / np.linalg.norm(steps[-1][3]) < 1 - 1e-9:
             continue
-        y0, tgt = int(b.y0[i]), None if b.target is None else int(b.target[i])
+        labels, adversarial, margin_gradient = input_oracles(exp, b, i)
         x0 = b.x0[i].reshape(-1).astype(float)
-
-        def labels(points: NDArray[np.float64]) -> NDArray[np.int64]:
-            return np.asarray(exp.label_fn(points.reshape(-1, *shape)))
-
-        def adversarial(lab: NDArray[np.int64], y0: int = y0, tgt: int | None = tgt) -> NDArray[np.bool_]:
-            return lab == tgt if tgt is not None else lab != y0
-
-        def margin_gradient(x: NDArray[np.float64], y0: int = y0, tgt: int | None = tgt) -> NDArray[np.float64]:
-            xt = torch.tensor(x.reshape(1, *shape), dtype=torch.float32, requires_grad=True)
-            z = model(xt)[0]
-            c = tgt if tgt is not None else y0
-            best_other = torch.cat([z[:c], z[c + 1:]]).max()
-            (z[c] - best_other if tgt is not None else best_other - z[c]).backward()
-            return xt.grad.numpy().reshape(-1).astype(float)
 
         last = len(steps) - 1
         for k in sorted({int(round(v)) for v in np.linspace(min(FIRST_ITERATION, last), last, POINTS)}):
@@ -275,6 +250,7 @@ def main(argv: list[str] | None = None) -> None:
                         else part for part in (__doc__ or "").split("\n\n")[1:4])
     head = kept_head(a.out) or ["# Where the boundary's slope lives along the default attack's runs", ""]
     figure = a.out.with_name("band_density.png")
+    a.out.parent.mkdir(parents=True, exist_ok=True)
     plot_density(rows, figure)
     lines = [*head, GENERATED_MARKER, "", f"Command: `{command}`", "", about, "", *summary(rows), "",
              f"![band densities]({figure.name})"]

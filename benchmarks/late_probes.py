@@ -122,46 +122,65 @@ def probe_quality(labels: Labels, adversarial: Callable[[NDArray[np.int64]], NDA
     return rows
 
 
-def late_probes(experiment: str, n: int, budget: int, q: int, seed: int) -> list[dict[str, Any]]:
-    """Run the default attack on the first ``n`` inputs to ``budget`` and probe each input's last iterate."""
+def white_box_experiment(experiment: str, n: int, budget: int) -> tuple[Any, Any, dict[str, Any]]:
+    """The suite experiment (one torch thread, on the CPU), the batch of its first ``n`` inputs, and the options
+    the suite's adapter gives the attack (the target pool) — for a white-box look at the default's runs."""
     import torch
 
-    from applications.hardlabel import attack
     from benchmarks.experiments import Plan, build
 
     torch.set_num_threads(1)
     exp = build(experiment, Plan(n_ours=n, n_peers=n, budgets=(budget,)), seed=0, torch_device="cpu")
     if exp.torch_model is None:
         raise SystemExit(f"{experiment} has no torch model: the white-box gradient needs one")
-    model, b = exp.torch_model, exp.batch(list(range(min(n, len(exp.x)))))
+    b = exp.batch(list(range(min(n, len(exp.x)))))
     opts: dict[str, Any] = {}
     if b.starts is not None:
         pool_class = b.target if b.target is not None else (b.y0 + 1) % b.n_classes
         opts["target_pool"] = (b.starts.reshape(-1, *b.x0.shape[1:]), np.repeat(pool_class, b.starts.shape[1]))
+    return exp, b, opts
+
+
+def input_oracles(exp: Any, b: Any, i: int) -> tuple[Labels, Callable[[NDArray[np.int64]], NDArray[np.bool_]],
+                                                      Callable[[NDArray[np.float64]], NDArray[np.float64]]]:
+    """For input ``i`` of batch ``b``: the labels of flat points (the experiment's own hard-label adapter), the
+    criterion on labels, and the gradient of the adversarial margin (positive where the label is adversarial)."""
+    import torch
+
+    shape, model = b.x0.shape[1:], exp.torch_model
+    y0, tgt = int(b.y0[i]), None if b.target is None else int(b.target[i])
+
+    def labels(points: NDArray[np.float64]) -> NDArray[np.int64]:
+        return np.asarray(exp.label_fn(points.reshape(-1, *shape)))
+
+    def adversarial(lab: NDArray[np.int64]) -> NDArray[np.bool_]:
+        return lab == tgt if tgt is not None else lab != y0
+
+    def margin_gradient(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        xt = torch.tensor(x.reshape(1, *shape), dtype=torch.float32, requires_grad=True)
+        z = model(xt)[0]
+        c = tgt if tgt is not None else y0
+        best_other = torch.cat([z[:c], z[c + 1:]]).max()
+        (z[c] - best_other if tgt is not None else best_other - z[c]).backward()
+        return xt.grad.numpy().reshape(-1).astype(float)
+
+    return labels, adversarial, margin_gradient
+
+
+def late_probes(experiment: str, n: int, budget: int, q: int, seed: int) -> list[dict[str, Any]]:
+    """Run the default attack on the first ``n`` inputs to ``budget`` and probe each input's last iterate."""
+    from applications.hardlabel import attack
+
+    exp, b, opts = white_box_experiment(experiment, n, budget)
     # Without the pruning polish, so that the last iterate is the descent's own.
     res = attack(exp.label_fn, b.x0, b.y0, target=b.target, budget=budget, seed=seed, bounds=b.bounds,
                  n_classes=b.n_classes, prune=False, **opts)
-    shape, (lo, hi) = b.x0.shape[1:], b.bounds
+    lo, hi = b.bounds
     out = []
     for i in range(len(b.x0)):
         if not res.success[i]:
             continue
-        y0, tgt = int(b.y0[i]), None if b.target is None else int(b.target[i])
-
-        def labels(points: NDArray[np.float64]) -> NDArray[np.int64]:
-            return np.asarray(exp.label_fn(points.reshape(-1, *shape)))
-
-        def adversarial(lab: NDArray[np.int64], y0: int = y0, tgt: int | None = tgt) -> NDArray[np.bool_]:
-            return lab == tgt if tgt is not None else lab != y0
-
-        def margin_gradient(x: NDArray[np.float64], y0: int = y0, tgt: int | None = tgt) -> NDArray[np.float64]:
-            xt = torch.tensor(x.reshape(1, *shape), dtype=torch.float32, requires_grad=True)
-            z = model(xt)[0]
-            c = tgt if tgt is not None else y0
-            best_other = torch.cat([z[:c], z[c + 1:]]).max()
-            (z[c] - best_other if tgt is not None else best_other - z[c]).backward()
-            return xt.grad.numpy().reshape(-1).astype(float)
-
+        labels, adversarial, margin_gradient = input_oracles(exp, b, i)
         x0 = b.x0[i].reshape(-1).astype(float)
         # The descent's own last iterate (its ray and value), not the returned point: that one is the clipped
         # point, whose pixels past a bound sit exactly on it, where a probe's component pushing one back into the
