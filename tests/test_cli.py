@@ -75,6 +75,16 @@ def test_minimize_and_study_dispatch(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["study", "list"]) == 0 and "d-scaling" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("option, says", [("q=0", "option q must be positive"),
+                                          ("nonsense=1", "has no option 'nonsense'"),
+                                          ("history_span=0", "option history_span must be positive")])
+def test_minimize_says_which_option_is_wrong_before_any_query(option: str, says: str,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["minimize", "--dim", "8", "--solver", "sign", "--budget", "300", "-o", option]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
 def test_models_from_a_lightgbm_file_an_entry_point_and_weights(tmp_path: Path) -> None:
     booster = load_model("digits-lgbm").model
     path = tmp_path / "m.txt"

@@ -33,9 +33,14 @@ def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int
     if solver not in zeroopt.list_solvers():
         raise click.BadParameter(f"unknown solver {solver!r}; choose from {', '.join(zeroopt.list_solvers())}",
                                  param_hint="--solver")
+    opts = parse_options(options)
+    try:  # the options' own checks, before any query: a wrong value is the caller's, not a crash
+        zeroopt.get_solver(solver).options(**opts)
+    except (TypeError, ValueError) as err:
+        raise click.BadParameter(str(err), param_hint="--option") from None
     prob = getattr(problems, problem)(dim)
     target: Any = prob if noise == "none" else prob.with_noise(noise, eps)
-    res = zeroopt.minimize(target, prob.x0, solver=solver, budget=budget, seed=seed, **parse_options(options))
+    res = zeroopt.minimize(target, prob.x0, solver=solver, budget=budget, seed=seed, **opts)
     click.echo(f"{prob.name}: f = {res.fun:.6g} (f* = {prob.f_star:.6g}), {res.queries} queries of {budget}, "
                f"{len(res.history)} iterations, status {res.status.value}")
 
