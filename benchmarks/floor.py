@@ -68,13 +68,14 @@ def main(argv: list[str] | None = None) -> None:
     tables = [t for t in json.loads(a.headline.read_text()) if FLOOR in t["per_input"]]
     rows = [r for t in tables for r in floor_rows(t, a.ours) if r["budget"] >= a.from_budget]
     missed = {(e, int(b)) for e, b, _, _ in misses(tables)}
+    command = command_line("floor", argv)
     lines = ["# Our default attack beside the white-box floor, input by input", "",
-             f"Command: `{command_line('floor', argv)}`", "",
+             f"Command: `{command}`", "",
              " ".join(part.strip() for part in (__doc__ or "").split("\n\n")[1].splitlines()), "",
              f"Read from `{a.headline}` ({a.ours} against {FLOOR}, the same inputs). 'The goal asks' is the "
              f"median ratio ours / C&W at which ours would be {GOAL:.2f} × the best peer's median: below 1, the "
              "goal asks for less than the white-box attack's median.", "", *summary(rows, missed)]
-    write_page(a.out, lines, {"command": command_line("floor", argv),
+    write_page(a.out, lines, {"command": command,
                               "rows": [{k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
                                        for r in rows]})
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from numpy.typing import NDArray
 from scipy.fft import dctn, idctn
 
 from benchmarks.late_probes import first_crossing, input_oracles, white_box_experiment
-from benchmarks.pages import GENERATED_MARKER, command_line, kept_head, write_page
+from benchmarks.pages import GENERATED_MARKER, command_line, kept_head, table_data, table_rows, write_page
 
 #: Band edges on max(i, j) of a 2-D DCT frequency index (the last band runs to the side's length).
 BAND_EDGES = (0, 2, 4, 7, 11, 16, 22)
@@ -241,8 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--reanalyze", action="store_true", help="rewrite the page from the JSON beside --out")
     a = p.parse_args(argv)
     if a.reanalyze:
-        data = json.loads(a.out.with_suffix(".json").read_text())
-        command, rows = data["command"], [dict(zip(data["columns"], row, strict=True)) for row in data["rows"]]
+        command, rows = table_rows(a.out.with_suffix(".json"))
     else:
         command = command_line("gradient_structure", argv)
         rows = [r for e in a.experiments.split(",") for r in gradient_structure(e, a.n, a.budget, a.seed)]
@@ -254,16 +252,8 @@ def main(argv: list[str] | None = None) -> None:
     plot_density(rows, figure)
     lines = [*head, GENERATED_MARKER, "", f"Command: `{command}`", "", about, "", *summary(rows), "",
              f"![band densities]({figure.name})"]
-    # A table to three decimals (all the page reads): the JSON stays small.
-    columns = [c for c in rows[0] if c != "phase"] if rows else []
-    table = [[_rounded(r[c]) for c in columns] for r in rows]
-    write_page(a.out, lines, {"command": command, "columns": columns, "rows": table})
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 3)
-    return [round(v, 3) for v in value] if isinstance(value, list) else value
+    # A table to three decimals (all the page reads; the half of the run is derived): the JSON stays small.
+    write_page(a.out, lines, table_data(command, rows, 3, drop=("phase",)))
 
 
 def plot_density(rows: list[dict[str, Any]], path: Path) -> None:

@@ -28,7 +28,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.pages import command_line, write_page
+from benchmarks.pages import command_line, table_data, table_rows, write_page
 
 Labels = Callable[[NDArray[np.float64]], NDArray[np.int64]]
 
@@ -225,8 +224,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="rewrite the page from the rows in the JSON beside --out (and its command), probing nothing")
     a = p.parse_args(argv)
     if a.reanalyze:
-        data = json.loads(a.out.with_suffix(".json").read_text())
-        command, rows = data["command"], [dict(zip(data["columns"], values, strict=True)) for values in data["rows"]]
+        command, rows = table_rows(a.out.with_suffix(".json"))
     else:
         command = command_line("late_probes", argv)
         rows = [r for e in a.experiments.split(",") for bud in a.budgets.split(",")
@@ -242,9 +240,7 @@ def main(argv: list[str] | None = None) -> None:
              "the share of what q right signs would measure that the attack's own estimate gets).", "",
              *summary(rows)]
     # A table, to four decimals (all the page reads): the JSON stays small.
-    columns = list(rows[0]) if rows else []
-    table = [[round(r[c], 4) if isinstance(r[c], float) else r[c] for c in columns] for r in rows]
-    write_page(a.out, lines, {"command": command, "columns": columns, "rows": table})
+    write_page(a.out, lines, table_data(command, rows, 4))
 
 
 if __name__ == "__main__":

@@ -72,3 +72,25 @@ def compact_json(data: Any, default: Callable[[Any], Any] | None = None) -> str:
     if isinstance(data, dict):
         return "{\n" + ",\n".join(f"{json.dumps(k)}:{one(v)}" for k, v in data.items()) + "\n}\n"
     return one(data) + "\n"
+
+
+def table_data(command: str, rows: list[dict[str, Any]], digits: int, drop: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A page's rows as one small table for its JSON: ``{"command", "columns", "rows"}``, every float (and every
+    float in a list) rounded to ``digits`` — all a page reads — and the keys in ``drop`` left out.
+
+    >>> table_data("cmd", [{"a": 0.123456, "b": [1.0, 0.98765], "c": "x"}], 2, drop=("c",))
+    {'command': 'cmd', 'columns': ['a', 'b'], 'rows': [[0.12, [1.0, 0.99]]]}
+    """
+    def rounded(value: Any) -> Any:
+        if isinstance(value, float):
+            return round(value, digits)
+        return [rounded(v) for v in value] if isinstance(value, list) else value
+
+    columns = [c for c in rows[0] if c not in drop] if rows else []
+    return {"command": command, "columns": columns, "rows": [[rounded(r[c]) for c in columns] for r in rows]}
+
+
+def table_rows(path: Path) -> tuple[str, list[dict[str, Any]]]:
+    """The command and the rows (as dicts) of a JSON that :func:`table_data` wrote."""
+    data = json.loads(path.read_text())
+    return data["command"], [dict(zip(data["columns"], values, strict=True)) for values in data["rows"]]
