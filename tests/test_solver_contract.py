@@ -167,12 +167,12 @@ def test_history_records_are_consistent(name: str) -> None:
     assert res.iterations == res.history[-1].iteration + 1 or res.status is zeroopt.Status.BUDGET
 
 
-# The parts a solver takes as options (momentum, skip_flat and the balance- and step-following probe radii for every
-# descent solver, the baseline and the probe level for the sign ones) go through the same contract as the defaults: a
-# part is usable by every solver that accepts it, or it is not a part.
+# The parts a solver takes as options (momentum, skip_flat, the balance- and step-following probe radii and the probes
+# spanning the recent estimates for every descent solver, the baseline and the probe level for the sign ones) go
+# through the same contract as the defaults: a part is usable by every solver that accepts it, or it is not a part.
 PART_OPTIONS = [("momentum", 1.0), ("history_prior", True), ("baseline", True), ("baseline", "shrunk"),
                 ("directions", "orthogonal"), ("skip_flat", True), ("probe_level", "tangent"), ("beta_balance", True),
-                ("beta_per_step", 0.25)]
+                ("beta_per_step", 0.25), ("history_span", 3)]
 
 
 CONTRACT_CONTEXT = zeroopt.SolverContext(dim=10, lipschitz=2.0)  # Quadratic's: rgf-fixed's theory step needs it
@@ -210,6 +210,7 @@ def test_every_descent_solver_takes_the_parts() -> None:
     assert {name for name, option, _ in SOLVERS_WITH_PARTS if option == "skip_flat"} >= takes
     assert {name for name, option, _ in SOLVERS_WITH_PARTS if option == "beta_balance"} >= takes
     assert {name for name, option, _ in SOLVERS_WITH_PARTS if option == "beta_per_step"} >= takes
+    assert {name for name, option, _ in SOLVERS_WITH_PARTS if option == "history_span"} >= takes
     assert {name for name, option, _ in SOLVERS_WITH_PARTS if option == "probe_level"} >= {"sign", "sign-growing"}
 
 
