@@ -14,6 +14,7 @@ runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing ora
 """
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
+from .ask_tell import AskTell, ask_tell
 from .box import BoxDirections
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
 from .descent import DescentOptions, check_positive, descent_solver, preset_for, unit_sphere_steps
@@ -135,4 +136,6 @@ __all__ = [
     "PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning",
     # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)
     "FlatCoordinates", "FlatMask",
+    # the solvers driven by hand: ask for points, tell their values
+    "AskTell", "ask_tell",
 ]
