@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from applications.figures import save_figure
+    from .figures import save_figure
 
     fig, axes = plt.subplots(1, len(grads), figsize=(4 * len(grads), 3.6), sharey=True)
     for ax, gname in zip(axes, grads, strict=True):

@@ -15,9 +15,8 @@ matplotlib.use("Agg")  # files only; never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from applications.figures import save_figure  # noqa: E402
-
 from .analysis import CellSummary, Fit  # noqa: E402
+from .figures import save_figure  # noqa: E402
 
 __all__ = ["plot_floor", "plot_scaling", "plot_traces"]
 

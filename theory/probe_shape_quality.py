@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from applications.figures import save_figure
+    from .figures import save_figure
 
     fig, axes = plt.subplots(1, len(grads), figsize=(12, 3.4), sharey=True)
     for ax, name in zip(axes, grads, strict=True):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from applications.campaign.files import FileStore, db_file
+from .storage import FileStore, db_file
 
 __all__ = ["clean_record", "load_records", "migrate", "records_name", "store_records"]
 

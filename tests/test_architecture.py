@@ -1,0 +1,110 @@
+"""The tree's shape, checked from its source: layers, zeroopt's own dependencies, file sizes, a bare import.
+
+The four packages are layered ``zeroopt < theory < applications < benchmarks``: a module imports only from its
+own package or one below it, so the optimiser installs and imports without the attack's frameworks and the
+studies can be moved or dropped without touching what they measure. Imports are read with :mod:`ast` from every
+module, including those inside functions and under ``if TYPE_CHECKING:``, since a lazy import is still a
+dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("zeroopt", "theory", "applications", "benchmarks")
+# What zeroopt may import besides itself: the standard library and its two numeric dependencies
+# (array_api_compat is the array-namespace adapter, used only where it is installed).
+ZEROOPT_THIRD_PARTY = {"numpy", "scipy", "array_api_compat"}
+MAX_LINES = 400
+# Frameworks that come with the `attack` extra; `import zeroopt` must work without every one of them.
+ATTACK_EXTRA_MODULES = ("torch", "lightgbm", "sklearn", "matplotlib", "click", "tqdm", "threadpoolctl", "PIL")
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """Every module the file at ``path`` imports, as ``(line, absolute dotted name)``."""
+    return imports_in(path.read_text(), _module_name(path), is_package=path.name == "__init__.py")
+
+
+def imports_in(source: str, module: str, *, is_package: bool = False) -> list[tuple[int, str]]:
+    """Every module ``source`` (the text of ``module``) imports, anywhere in it; relative imports resolved."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target))
+    return found
+
+
+def test_the_walker_sees_lazy_relative_and_type_checking_imports() -> None:
+    source = ("from typing import TYPE_CHECKING\nfrom .oracle import Oracle\nfrom .. import theory\n"
+              "if TYPE_CHECKING:\n    import torch\ndef f():\n    from sklearn.tree import DecisionTreeClassifier\n")
+    targets = sorted(t for _, t in imports_in(source, "zeroopt.sub.mod"))
+    assert targets == ["sklearn.tree", "torch", "typing", "zeroopt", "zeroopt.sub.oracle"]
+
+
+@pytest.mark.parametrize("package", LAYERS)
+def test_no_upward_import(package: str) -> None:
+    rank = LAYERS.index(package)
+    above = set(LAYERS[rank + 1:])
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {target}"
+           for path in _modules(package) for line, target in imported_modules(path)
+           if target.split(".")[0] in above]
+    assert not bad, "imports from a higher layer:\n" + "\n".join(bad)
+
+
+def test_zeroopt_needs_only_numpy_scipy_and_the_standard_library() -> None:
+    allowed = set(sys.stdlib_module_names) | ZEROOPT_THIRD_PARTY | {"zeroopt"}
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {target}"
+           for path in _modules("zeroopt") for line, target in imported_modules(path)
+           if target.split(".")[0] not in allowed]
+    assert not bad, "zeroopt imports outside numpy, scipy and the standard library:\n" + "\n".join(bad)
+
+
+def test_no_python_file_over_400_lines() -> None:
+    long = [f"{path.relative_to(ROOT)}: {n} lines"
+            for package in (*LAYERS, "tests") for path in _modules(package)
+            if (n := len(path.read_text().splitlines())) > MAX_LINES]
+    assert not long, f"split these into modules with one job each (at most {MAX_LINES} lines):\n" + "\n".join(long)
+
+
+def _run(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def _blocking(modules: tuple[str, ...]) -> str:
+    # A None entry in sys.modules makes `import name` raise ModuleNotFoundError, as on a machine without it.
+    return f"import sys\nfor m in {modules!r}:\n    sys.modules[m] = None\n"
+
+
+def test_import_zeroopt_without_the_attack_frameworks() -> None:
+    code = _blocking(ATTACK_EXTRA_MODULES) + (
+        "import numpy as np\nimport zeroopt\n"
+        "res = zeroopt.minimize(lambda x: float(x @ x), np.ones(4), solver='sign-growing', budget=400, seed=0)\n"
+        "print(res.queries <= 400, sorted(m for m in sys.modules if m.split('.')[0] in ('theory', 'applications')))\n"
+    )
+    out = _run(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "[]"]
