@@ -108,3 +108,9 @@ def test_import_zeroopt_without_the_attack_frameworks() -> None:
     out = _run(code)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "[]"]
+
+
+def test_console_script_without_click_says_what_to_install() -> None:
+    out = _run(_blocking(("click",)) + "from applications.cli import main\nraise SystemExit(main(['--help']))\n")
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "pip install" in out.stderr and "zeroopt[attack]" in out.stderr

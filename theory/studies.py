@@ -37,7 +37,6 @@ from .findings import (
     linesearch_findings,
     predicted_floor,
 )
-from .plots import plot_floor, plot_scaling, plot_traces
 from .records import load_records, migrate
 from .report import Report, write_index, write_report
 from .runner import StudyRun, StudySpec, run_study
@@ -195,6 +194,9 @@ def run_named_study(
     rng = np.random.default_rng(np.random.SeedSequence(spec.root_seed, spawn_key=(0,)))
     fits = fit_all(run, rng=rng, measures=study.measures)
     folder.mkdir(parents=True, exist_ok=True)
+    # matplotlib comes with the `attack` extra; importing it here keeps `--help` and `list` working without it.
+    from .plots import plot_floor, plot_scaling, plot_traces
+
     plots = []
     hit_fits = [f for f in fits if f.measure != "tail_grad"]
     if hit_fits:
