@@ -1,7 +1,7 @@
 """The rows of ``benchmarks.ablation``: each variant's solver and the attack options it pins.
 
 Each row names every option its measurement depends on, so a row keeps its meaning — and its cached runs stay
-valid — whatever the defaults become; the comments say which session measured which rows.
+valid — whatever the defaults become; the comments say which parts each group of rows adds.
 """
 
 from __future__ import annotations
@@ -16,22 +16,21 @@ from zeroopt.solvers import GROWING_BETA, GROWING_EPS_PER_BETA, GROWING_PROBE_SH
 
 # The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
-# The cheap start as every row before the fifteenth session measured it: the knock-out tournament (whatever
-# CHEAP_START's selection becomes), and one initial search (whatever CHEAP_START's race becomes: the seventeenth
-# session made the race between starts the default for untargeted attacks). The same start under both names.
+# The cheap start of the rows that name no start of their own: the knock-out tournament (whatever CHEAP_START's
+# selection is) and one initial search (whatever CHEAP_START's race is). The same start under both names.
 _TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament", "race_starts": 1}
 _ONE_START = _TOURNAMENT_START
 # The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
 _LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
 _HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
-# The default as the fifteenth session left it (shrunk baseline, orthogonal probes, record start, one search),
-# which the rows from then on add one part to.
+# The record-start default (shrunk baseline, orthogonal probes, record start, one search), which the rows below
+# add one part to.
 _RECORD_DEFAULT = {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal", "initial_selection": "record"}
-# The default as the seventeenth session left it (pruning, the race for untargeted attacks), and as the eighteenth
-# left it (precision β/100), which later rows add one part to.
+# That default with pruning and the race for untargeted attacks, then with precision β/100, which the rows below
+# add one part to.
 _RACE_DEFAULT = {**_RECORD_DEFAULT, "prune": True, "race_starts": "untargeted"}
 _PRECISION_DEFAULT = {**_RACE_DEFAULT, "eps_per_beta": GROWING_EPS_PER_BETA}
-_MOMENTUM_DEFAULT = {**_PRECISION_DEFAULT, "momentum": 1.0}  # the twenty-first session's default
+_MOMENTUM_DEFAULT = {**_PRECISION_DEFAULT, "momentum": 1.0}  # the adaptive-momentum default
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -58,7 +57,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "+ relative precision": ("sign-growing", dict(_HISTORY)),
     "default with Sign-OPT's β = 0.001": ("sign-growing", dict(_HISTORY)),
     "+ wider probes: β 0.01": ("sign-growing", dict(_LINE_SEARCH)),
-    # (the β sweep and the coarse candidates: "default" as it was then, with the OPT line search)
+    # (the β sweep and the coarse candidates: "default" here is the one with the OPT line search)
     "default with β 0.0003": ("sign-growing", {**_LINE_SEARCH, "beta": 0.0003}),
     "default with β 0.003": ("sign-growing", {**_LINE_SEARCH, "beta": 0.003}),
     "default with β 0.03": ("sign-growing", {**_LINE_SEARCH, "beta": 0.03}),
@@ -66,44 +65,44 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + coarse line-search candidates": ("sign-growing", {**_LINE_SEARCH, "coarse_candidates": 256.0}),
     "+ semicircular step": ("sign-growing", dict(_ONE_START)),
     "default + race between starts": ("sign-growing", {**_TOURNAMENT_START, "race_starts": None}),
-    # Parts that change the direction a step follows (eleventh session): the sign estimator's baseline
+    # Parts that change the direction a step follows: the sign estimator's baseline
     # (zeroopt.centered_sign_of_difference) and momentum weighted by how often steps overshoot
     # (zeroopt.AdaptiveMomentum).
     "default + baseline (centred signs)": ("sign-growing", {**_ONE_START, "baseline": True}),
     "default + adaptive momentum": ("sign-growing", {**_ONE_START, "momentum": 1.0}),
     "default + baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": True, "momentum": 1.0}),
-    # (twelfth session) the baseline shrunk by its own noise: none while the comparisons are balanced
+    # the baseline shrunk by its own noise: none while the comparisons are balanced
     "default + shrunk baseline + adaptive momentum": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                                        "momentum": 1.0}),
     "default + shrunk baseline": ("sign-growing", {**_ONE_START, "baseline": "shrunk"}),
-    # (thirteenth session) low-frequency probes that widen to the full space (zeroopt.WideningLowFrequency), half
+    # low-frequency probes that widen to the full space (zeroopt.WideningLowFrequency), half
     # of them (the "widening-hedge" mixture) or all; the previous directions as a prior (zeroopt.HistoryPrior)
     "default + history prior": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "history_prior": True}),
     "default + widening low-frequency probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                                  "directions": "widening-low-frequency"}),
     "default + widening hedge probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk",
                                                          "directions": "widening-hedge"}),
-    # (fourteenth session) the q probes of an estimate orthonormal (zeroopt.OrthogonalDirections)
+    # the q probes of an estimate orthonormal (zeroopt.OrthogonalDirections)
     "default + orthogonal probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal"}),
-    # (fifteenth session) the record search start (applications/hardlabel/record.py)
+    # the record search start (applications/hardlabel/record.py)
     "default + record start": ("sign-growing", dict(_RECORD_DEFAULT)),
-    # (sixteenth session) the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
+    # the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
     "default + pruning": ("sign-growing", {**_RECORD_DEFAULT, "prune": True}),
-    # (seventeenth session) the race between independent starts for untargeted attacks (race_starts="untargeted")
+    # the race between independent starts for untargeted attacks (race_starts="untargeted")
     "default + race for untargeted attacks": ("sign-growing", dict(_RACE_DEFAULT)),
-    # (eighteenth session) sign-growing's precision β/100 of the value instead of the reference code's β/500
+    # sign-growing's precision β/100 of the value instead of the reference code's β/500
     "default + precision β/100": ("sign-growing", dict(_PRECISION_DEFAULT)),
-    # (eighteenth session, measured, not the default) the pruning polish 50 queries before the budget ends, not 100
+    # (measured, not the default) the pruning polish 50 queries before the budget ends, not 100
     "default + polish reserve 50": ("sign-growing", {**_PRECISION_DEFAULT, "polish_reserve": 50}),
-    # (nineteenth session) the race's winner goes on with its run's state (zeroopt.RaceWinner)
+    # the race's winner goes on with its run's state (zeroopt.RaceWinner)
     "default + race winner keeps its state": ("sign-growing", {**_PRECISION_DEFAULT, "race_keeps_state": True}),
-    # (nineteenth session) each probe compared with the tangent plane's level (zeroopt.estimators.probe_levels)
+    # each probe compared with the tangent plane's level (zeroopt.estimators.probe_levels)
     "default + tangent-plane probe levels": ("sign-growing", {**_PRECISION_DEFAULT, "probe_level": "tangent"}),
-    # (twenty-second session) the default as the twenty-first left it (adaptive momentum), and probes shaped by the
-    # direction (zeroopt.IterateShapedProbes, sign-growing's default where the value is a radius since)
+    # the adaptive-momentum default, and on it probes shaped by the direction (zeroopt.IterateShapedProbes,
+    # sign-growing's default where the value is a radius)
     "default + adaptive momentum (β/100)": ("sign-growing", dict(_MOMENTUM_DEFAULT)),
     "+ probes shaped by the direction": ("sign-growing", {**_MOMENTUM_DEFAULT, "probe_shape": GROWING_PROBE_SHAPE}),
-    # (nineteenth session) probes kept off the pixels whose point lies past a bound, which are pulled back a little
+    # probes kept off the pixels whose point lies past a bound, which are pulled back a little
     "default + probes off pixels past a bound": ("sign-growing", {**_PRECISION_DEFAULT, "skip_flat": True}),
     "default + record start with 50 candidates": ("sign-growing", {**_RECORD_DEFAULT, "n_initial": 50}),
     "default with absolute precision": ("sign-growing", {**_ONE_START, "eps_relative": False}),
@@ -127,31 +126,31 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 
 # Every sign-growing row names the direction parts it was measured with (the plain direction unless the row says
 # otherwise), so a row keeps its meaning, and its cached runs stay valid, whatever sign-growing's defaults become
-# (the twelfth session ran the suite with two of them as candidate defaults: ablation/suite_tags_direction.md).
+# (ablation/suite_tags_direction.md compares two of them as candidate defaults in the suite).
 _BEFORE_DIRECTION_PARTS = {"momentum": None, "baseline": False, "directions": "sphere"}
 for _solver, _options in VARIANTS.values():
-    _options.setdefault("prune", False)  # every row before the sixteenth session ran without pruning
-    # every row with a race before the nineteenth session started the winner's descent afresh
+    _options.setdefault("prune", False)  # a row that names no pruning ran without it
+    # a row with a race that names no state started the winner's descent afresh
     _options.setdefault("race_keeps_state", False)
-    _options.setdefault("race_halving", False)  # every row before the twenty-third session raced without halving
+    _options.setdefault("race_halving", False)  # a row that names no halving raced without it
     if _solver == "sign-growing":
-        # a row that names no β was measured at GROWING_BETA: since the twenty-sixth session a tree ensemble's
-        # context asks for wider probes, and the row must not follow it
+        # a row that names no β was measured at GROWING_BETA: a tree ensemble's context asks for wider probes,
+        # and the row must not follow it
         _options.setdefault("beta", GROWING_BETA)
-        # every row before the eighteenth session asked for the reference code's precision, β/500
+        # a row that names no precision asked for the reference code's, β/500
         _options.setdefault("eps_per_beta", REFERENCE_EPS_PER_BETA)
-        # every row before the nineteenth session compared each probe with the value itself
+        # a row that names no probe level compared each probe with the value itself
         _options.setdefault("probe_level", "value")
-        _options.setdefault("skip_flat", False)  # every row before the nineteenth session probed every pixel
-        _options.setdefault("probe_shape", None)  # every row before the twenty-second session drew plain probes
-        _options.setdefault("beta_per_step", None)  # every row before the twenty-seventh session kept β fixed
+        _options.setdefault("skip_flat", False)  # a row that names no skip_flat probed every pixel
+        _options.setdefault("probe_shape", None)  # a row that names no probe shape drew plain ones
+        _options.setdefault("beta_per_step", None)  # a row that names no beta_per_step kept β fixed
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 
-# (twenty-fourth session) the default as it is now, every part named, then with one part taken out at a time. The
+# "today's default": the default with adaptive momentum, every part named, then with one part taken out at a time. The
 # probes' shape is left to the solver's context (the default's rule: shaped where g is not piecewise constant);
 # every other part is pinned, so these rows keep their meaning whatever the defaults become (β and the level too:
-# since the twenty-sixth session a tree ensemble's default is wider, with the tangent level).
+# a tree ensemble's default is wider, with the tangent level).
 _TODAY = {**_MOMENTUM_DEFAULT, "beta": GROWING_BETA, "race_keeps_state": False, "race_halving": False,
           "probe_level": "value", "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH,
           "fresh_restarts": True, "beta_per_step": None}
@@ -177,36 +176,36 @@ _TODAY_WITHOUT: dict[str, dict[str, Any]] = {
 VARIANTS["today's default"] = ("sign-growing", dict(_TODAY))
 VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, **change})
                  for part, change in _TODAY_WITHOUT.items()})
-# (twenty-fourth session, measured, not the default) the probe radius that follows the comparisons' balance
+# (measured, not the default) the probe radius that follows the comparisons' balance
 VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODAY, "beta_balance": True})
-# (twenty-fifth session, measured, not the default) two and four times the probe radius, each probe compared with the
+# (measured, not the default) two and four times the probe radius, each probe compared with the
 # tangent plane's level (at a wider β the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level
-# must move); 10, 20, 50 and 100 times (twenty-sixth session) for the tree ensembles' sweep
+# must move); 10, 20, 50 and 100 times for the tree ensembles' sweep
 for _widening in (2, 4, 10, 20, 50, 100):
     VARIANTS[f"today's default with β {_widening * GROWING_BETA:g} and the tangent level"] = (
         "sign-growing", {**_TODAY, "beta": _widening * GROWING_BETA, "probe_level": "tangent"})
-# (twenty-sixth session) the same at β 0.5 with today's precision: ε = β/100·g is coarser at the wider β
+# the same at β 0.5 with today's precision: ε = β/100·g is coarser at the wider β
 VARIANTS["today's default with β 0.5 and the tangent level at β 0.01's precision"] = (
     "sign-growing",
     {**_TODAY, "beta": 50 * GROWING_BETA, "probe_level": "tangent", "eps_per_beta": GROWING_EPS_PER_BETA / 50})
-# (twenty-seventh session) β 0.04 while the steps are long, narrowing to 0.01 as they shorten: a quarter of the steps'
+# β 0.04 while the steps are long, narrowing to 0.01 as they shorten: a quarter of the steps'
 # running geometric mean (zeroopt.RadiusFollowsStep), with the tangent level throughout (level with the value's at
 # β 0.01, ../probe-level/)
 _FOLLOWING_THE_STEP = {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent", "beta_per_step": STEP_RADIUS_RATIO}
-_RADIUS_STEP_DEFAULT = {**_FOLLOWING_THE_STEP, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO}  # the 27th session's default
+_RADIUS_STEP_DEFAULT = {**_FOLLOWING_THE_STEP, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO}  # radius follows the step
 VARIANTS["today's default with β 0.04 following the step and the tangent level"] = ("sign-growing",
                                                                                     dict(_RADIUS_STEP_DEFAULT))
 # ... and the same down to Sign-OPT's β 0.001 (floor 1/40), measured better late on the CNNs at a fixed β (../beta/)
 VARIANTS["today's default with β 0.04 following the step down to 0.001 and the tangent level"] = (
     "sign-growing", {**_FOLLOWING_THE_STEP, "beta_step_floor": REFERENCE_CODE_BETA / (4 * GROWING_BETA)})
-# (twenty-eighth session) the race between starts sized by the budget and the input's dimension, for every attack
-# (zeroopt.race_plan(dim=); the attack's race_starts=None), on the twenty-seventh session's default
-VARIANTS["the twenty-seventh session's default with the race sized by the dimension"] = (
+# the race between starts sized by the budget and the input's dimension, for every attack
+# (zeroopt.race_plan(dim=); the attack's race_starts=None), on the radius-following default
+VARIANTS["default with every attack's race sized by the dimension"] = (
     "sign-growing", {**_RADIUS_STEP_DEFAULT, "race_starts": None})
-# (twenty-eighth session's default, as it still is: targeted attacks race with each start's share grown with the
-# dimension, untargeted ones by the budget alone) and, on it (thirty-second session, measured, not the default), a
+# the default (targeted attacks race with each start's share grown with the dimension, untargeted ones by the
+# budget alone) and, on it (measured, not the default), a
 # quarter of each iteration's probes at most spanning the last 10 estimates (zeroopt.HistorySubspaceProbes)
 _RACE_AUTO_DEFAULT = {**_RADIUS_STEP_DEFAULT, "race_starts": "auto"}
-VARIANTS["the twenty-eighth session's default"] = ("sign-growing", dict(_RACE_AUTO_DEFAULT))
-VARIANTS["the twenty-eighth session's default + probes spanning the last 10 estimates"] = (
+VARIANTS["default"] = ("sign-growing", dict(_RACE_AUTO_DEFAULT))
+VARIANTS["default + probes spanning the last 10 estimates"] = (
     "sign-growing", {**_RACE_AUTO_DEFAULT, "history_span": 10})

@@ -60,13 +60,12 @@ GBDT_ROUNDS = {"quick": 10, "default": 100, "full": 100}
 CW_STEPS = {"quick": 100, "default": 1000, "full": 1000}
 
 # Measured queries/s, one torch thread, one or two suite processes on the 2-core development machine: the
-# complete default run of 2026-11-26 (benchmarks/results/suite/default/speed.md). The GBDT rates are the
-# slower (MNIST) model's. Keys: model, then attack name prefix (the first prefix that matches counts).
-# ours-sign-growing and art-geoda: the suite's one-input-per-call runs of 2026-11-28 (tags base-B and geoda-B,
-# benchmarks/results/README.md §0; two processes on the two cores, runs of 2k-32k queries): the default's own
-# work per query (orthonormal probes shaped by the direction, the race, pruning) made it 3-4x slower than the
-# 2026-11-26 figure on the CNNs, and far slower on GBDT MNIST, whose model is cheap beside it. GBDT: the tree
-# ensembles' runs remade on 2026-11-29 (tags base-B, the default with 0.5 rad probes; two processes): GBDT MNIST
+# complete default run (benchmarks/results/suite/default/speed.md). The GBDT rates are the slower (MNIST) model's.
+# Keys: model, then attack name prefix (the first prefix that matches counts).
+# ours-sign-growing and art-geoda: the suite's one-input-per-call runs (tags base-B and geoda-B; two processes on
+# the two cores, runs of 2k-32k queries): the default's own work per query (orthonormal probes shaped by the
+# direction, the race, pruning) makes it 3-4x slower than plain `ours` on the CNNs, and far slower on GBDT MNIST,
+# whose model is cheap beside it. GBDT (tags base-B, the default with 0.5 rad probes; two processes): GBDT MNIST
 # 2,400-3,600 queries/s (the 32,230 runs the slower), HIGGS ~6,000.
 RATES: dict[str, dict[str, float]] = {
     "mnist": {"ours-sign-growing": 550, "ours": 2300, "art-hsj": 2700, "art-signopt": 1000, "fb-boundary": 850,

@@ -121,9 +121,9 @@ class AttackConfig:
         lowest point goes on. ``None``: as many as :func:`zeroopt.race_plan` gives the budget and the input's
         dimension (on MNIST's 784 values 1, no race, below about 6.7k queries, 2 from there, 4 from 13.3k, 8 from
         26.7k; on CIFAR-10's 3072 none below about 26k); ``"untargeted"``: the budget's starts for untargeted
-        attacks whatever the dimension and one search for targeted ones (the default of the seventeenth to the
-        twenty-seventh session); ``"auto"`` (default): the budget's starts for untargeted attacks whatever the
-        dimension, the budget's and the dimension's for targeted ones; 1: one search, no race.
+        attacks whatever the dimension and one search for targeted ones; ``"auto"`` (default): the budget's starts
+        for untargeted attacks whatever the dimension, the budget's and the dimension's for targeted ones; 1: one
+        search, no race.
     race_halving
         Whether the race between starts halves its field after each round (:func:`zeroopt.race` with
         :func:`zeroopt.halving_rounds` rounds), with twice the starts a plain race sized by the budget gets
@@ -264,7 +264,7 @@ class AttackConfig:
                        halving=bool(self.race_halving))
         if self.race_starts is None:
             return plan(dim=dim)
-        if self.race_starts == RACE_UNTARGETED:  # the seventeenth session's rule: the budget alone, untargeted only
+        if self.race_starts == RACE_UNTARGETED:  # the budget alone, untargeted only
             return (1, 0) if targeted else plan()
         if self.race_starts == RACE_AUTO:  # the default: see RACE_AUTO's comment
             return plan(dim=dim) if targeted else plan()
