@@ -10,6 +10,7 @@ dependency.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +115,48 @@ def test_console_script_without_click_says_what_to_install() -> None:
     out = _run(_blocking(("click",)) + "from applications.cli import main\nraise SystemExit(main(['--help']))\n")
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
     assert "pip install" in out.stderr and "zeroopt[attack]" in out.stderr
+
+
+# History belongs to git: no line says which work period made something, when a run was made in clock time, or
+# what was "remade" — the tree says what is true now and why.
+NARRATION = [
+    re.compile(r"\bsessions?\b", re.I),
+    re.compile(r"\b(eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
+               r"|twentieth|thirtieth|(twenty|thirty)-(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth))\b",
+               re.I),
+    re.compile(r"\bat HEAD\b"),
+    re.compile(r"\bremade\b", re.I),
+    re.compile(r"\bwork period", re.I),
+    re.compile(r"\b\d{1,2}:\d{2} ?[–-] ?\d{1,2}:\d{2}\b"),  # a run's clock times, "16:19–16:39"
+]
+# Legitimate uses of the words: a process session (setsid, subprocess's start_new_session) and a Ray session.
+NARRATION_ALLOWED = re.compile(r"own[ -]session|start_new_session|Ray session", re.I)
+TEXT_SUFFIXES = {".py", ".md", ".sh", ".toml", ".cfg", ".txt", ".rst"}
+
+
+def _tracked_text_files() -> list[Path]:
+    try:
+        names = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        paths = [ROOT / n for n in names.splitlines()]
+    except (OSError, subprocess.CalledProcessError):  # no git: every file outside the virtual environment
+        paths = [p for p in ROOT.rglob("*") if ".venv" not in p.parts and ".git" not in p.parts]
+    return [p for p in paths if p.is_file() and (p.suffix in TEXT_SUFFIXES or p.name == "run")
+            and p != Path(__file__).resolve()]
+
+
+def narration(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` that narrate when something was made, as ``(line number, line)``."""
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1)
+            if any(p.search(line) for p in NARRATION) and not NARRATION_ALLOWED.search(line)]
+
+
+def test_the_narration_check_catches_what_it_should() -> None:
+    text = ("the twenty-eighth session's default\nruns remade at d0a9c0e\nthe headline at HEAD\n"
+            "made 16:19–16:39 on two cores\nsetsid: the local executor in its own session\nβ is a tenth of the step\n")
+    assert [i for i, _ in narration(text)] == [1, 2, 3, 4]
+
+
+def test_no_line_narrates_history() -> None:
+    found = [f"{path.relative_to(ROOT)}:{i}: {line[:100]}"
+             for path in _tracked_text_files() for i, line in narration(path.read_text(errors="replace"))]
+    assert not found, "say what is true now (history lives in git):\n" + "\n".join(found)

@@ -1,50 +1,86 @@
-"""The README's two set-up commands are exactly what CI runs, and its tour's code runs."""
+"""The README's two set-up commands are exactly what CI runs, and every Python block of the README and docs/ runs.
+
+Each named test below runs every ```python block of one page and checks what the page says the block does;
+:func:`test_every_other_page_runs` runs the blocks of every other page under docs/, so no block goes unrun.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Pages whose blocks a named test below runs (and checks); every other docs/*.md page is run as it is.
+CHECKED_BY_NAME = {"README.md", "docs/writing-a-solver.md", "docs/theory.md", "docs/failures.md", "docs/trees.md"}
 
 
-def _bash_blocks(text: str) -> list[str]:
-    return [b.strip() for b in re.findall(r"```bash\n(.*?)```", text, flags=re.S)]
+def _blocks(page: str, language: str) -> list[str]:
+    return [b.strip() for b in re.findall(rf"```{language}\n(.*?)```", (ROOT / page).read_text(), flags=re.S)]
+
+
+def _run_blocks(page: str, count: int) -> dict:
+    """Execute the page's python blocks in order in one namespace (a page's blocks build on each other)."""
+    blocks = _blocks(page, "python")
+    assert len(blocks) == count, f"{page}: {len(blocks)} python blocks; update the test that checks them"
+    namespace: dict = {}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"{page} block {i}", "exec"), namespace)  # noqa: S102 - the page's own example
+    return namespace
 
 
 def test_ci_runs_the_readme_commands() -> None:
-    blocks = _bash_blocks((ROOT / "README.md").read_text())
+    text = (ROOT / "README.md").read_text()
+    blocks = _blocks("README.md", "bash")
     assert len(blocks) >= 2, "the README must start with the setup command and the test command"
+    first_two = [lang for lang, _ in re.findall(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M)][:2]
+    assert first_two == ["bash", "bash"], "the setup and test commands must be the README's first two code blocks"
     ci = (ROOT / ".ci" / "run").read_text()
     for command in blocks[:2]:
         assert command in ci.splitlines(), f"CI does not run the README command: {command}"
 
 
-def _python_block_under(heading: str) -> str:
-    """The first ```python block of the README section whose heading is ``heading``."""
-    text = (ROOT / "README.md").read_text()
-    section = re.split(r"^#+ ", text, flags=re.M)
-    body = next(s for s in section if s.startswith(heading + "\n"))
-    return re.findall(r"```python\n(.*?)```", body, flags=re.S)[0]
+def test_readme_is_short() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 150
 
 
-def test_tour_minimize_example_runs() -> None:
-    block = _python_block_under("Minimise a function")
+def test_readme_figures_stand_beside_their_commands() -> None:
+    """A paragraph of the README that quotes a measured figure names the command that makes it."""
+    text = re.sub(r"```.*?```", "", (ROOT / "README.md").read_text(), flags=re.S)
+    for paragraph in text.split("\n\n"):
+        if paragraph.lstrip().startswith("#"):
+            continue
+        prose = re.sub(r"`[^`]*`", "", paragraph)  # versions and option values in code spans are not figures
+        if re.search(r"\d\.\d|\d ?%", prose):
+            assert re.search(r"`(python -m |zeroopt )[^`]+`", paragraph), f"a figure without its command:\n{paragraph}"
+
+
+def test_readme_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """minimize, the attack on the demo's digits CNN, and the tree ensemble against its exact minimum, in order."""
+    blocks = _blocks("README.md", "python")
+    assert len(blocks) == 3, "the README has one example each for minimize, the attack and trees"
     namespace: dict = {}
-    exec(compile(block, "README tour", "exec"), namespace)  # noqa: S102 - the README's own example
+    exec(compile(blocks[0], "README minimize", "exec"), namespace)  # noqa: S102 - the README's own example
     res = namespace["res"]
     assert res.queries <= 20_000 and res.fun < 1e-3 * 50
+    exec(compile(blocks[1], "README attack", "exec"), namespace)  # noqa: S102
+    res = namespace["res"]
+    assert res.success.all() and (res.queries <= 500).all() and "3/3 adversarial" in capsys.readouterr().out
+    exec(compile(blocks[2], "README trees", "exec"), namespace)  # noqa: S102
+    exact, res = namespace["exact"], namespace["res"]
+    assert exact.status == ["optimal"] * 4 and all(res.success)
+    # No attack can beat the proven minimum: every ratio is at least 1 (up to float32 rounding of the points).
+    assert all(res.distortion >= exact.distance * (1 - 1e-6))
 
 
-def test_tour_theory_example_runs() -> None:
-    block = _python_block_under("Theory and studies")
-    namespace: dict = {}
-    exec(compile(block, "README theory tour", "exec"), namespace)  # noqa: S102 - the README's own example
-    res, prob = namespace["res"], namespace["prob"]
+def test_theory_example_runs() -> None:
+    ns = _run_blocks("docs/theory.md", 1)
+    res, prob = ns["res"], ns["prob"]
     # The final iterate reaches the example's δ = 0.2 (measured: ‖∇f‖ = 0.002, f from 2.3 to 1e-6).
     assert np.linalg.norm(prob.gradient(res.x_last)) <= 0.2
     assert prob(res.x_last) < 1e-3 * prob(prob.x0)
@@ -52,8 +88,8 @@ def test_tour_theory_example_runs() -> None:
 
 def test_write_your_own_solver_example_runs_as_written() -> None:
     """The own-solver block, in a fresh interpreter (it registers a solver): minimize, then both digits models."""
-    block = _python_block_under("Write your own solver")
-    assert len(block.strip().splitlines()) <= 32
+    (block,) = _blocks("docs/writing-a-solver.md", "python")
+    assert len(block.splitlines()) <= 32
     out = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
@@ -64,19 +100,29 @@ def test_write_your_own_solver_example_runs_as_written() -> None:
 
 
 def test_what_happens_when_things_go_wrong_example_runs() -> None:
-    block = _python_block_under("What happens when things go wrong")
-    namespace: dict = {}
-    exec(compile(block, "README faults", "exec"), namespace)  # noqa: S102 - the README's own example
-    res = namespace["res"]
+    res = _run_blocks("docs/failures.md", 1)["res"]
     assert res.status.value == "error" and res.queries == 500 and 0 <= res.fun < 10 and res.history
 
 
-def test_tour_tree_ensemble_example_runs() -> None:
-    text = (ROOT / "README.md").read_text()
-    block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "exact_minimal_adversarial" in b)
-    namespace: dict = {}
-    exec(compile(block, "README tree tour", "exec"), namespace)  # noqa: S102 - the README's own example
-    exact, res = namespace["exact"], namespace["res"]
+def test_tree_ensemble_page_example_runs() -> None:
+    ns = _run_blocks("docs/trees.md", 1)
+    exact, res = ns["exact"], ns["res"]
     assert exact.status == ["optimal"] * 4 and all(res.success)
-    # No attack can beat the proven minimum: every ratio is at least 1 (up to float32 rounding of the points).
     assert all(res.distortion >= exact.distance * (1 - 1e-6))
+
+
+def _other_pages() -> list[str]:
+    pages = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
+    return [p for p in pages if p not in CHECKED_BY_NAME]
+
+
+@pytest.mark.parametrize("page", _other_pages())
+def test_every_other_page_runs(page: str) -> None:
+    """Every python block of the page, in order, in a fresh interpreter (a page may register a solver)."""
+    blocks = _blocks(page, "python")
+    if not blocks:
+        return
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    out = subprocess.run([sys.executable, "-c", "\n\n".join(blocks)], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, f"{page}:\n{out.stderr}"
