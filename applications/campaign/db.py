@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KEY", "ResultsDB", "connect"]
+__all__ = ["KEY", "ResultsDB", "ResultsDBError", "connect"]
 
 BUSY_TIMEOUT_MS = 60_000  # how long a writer waits for another campaign's transaction on the same file
 
@@ -59,17 +60,67 @@ _COLUMNS = (
     *KEY, "input_seed", "label", "target", "success", "distortion", "queries", "trace", "x_adv", "wall_time",
     "model_calls", "group_size", "executor", "worker", "command", "versions", "machine", "finished_at",
 )
+# Columns a row cannot do without: a table lacking one cannot be completed, only replaced.
+_REQUIRED = (*KEY, "input_seed", "label", "success", "queries", "trace")
+# The other columns and their types: a table of an older schema gets them added (NULL in its old rows).
+_OPTIONAL = {
+    "target": "INTEGER", "distortion": "REAL", "x_adv": "BLOB", "wall_time": "REAL", "model_calls": "REAL",
+    "group_size": "INTEGER", "executor": "TEXT", "worker": "TEXT", "command": "TEXT", "versions": "TEXT",
+    "machine": "TEXT", "finished_at": "TEXT",
+}
+
+
+class ResultsDBError(sqlite3.DatabaseError):
+    """A results database that cannot be used as it is; the message names the file and what to do."""
+
+
+def explain(path: Path, err: sqlite3.Error) -> ResultsDBError:
+    """An SQLite error on ``path`` as one sentence naming the file, the cause and what to do."""
+    if isinstance(err, ResultsDBError):
+        return err
+    text = str(err)
+    if "readonly" in text or "read-only" in text:
+        why = "it is read-only (no write permission on the file or its folder)"
+        todo = "make it writable or pass --db another file"
+    elif "not a database" in text or "malformed" in text or "disk image" in text:
+        why = f"it is not a usable SQLite database ({text}: another kind of file, or a truncated or damaged copy)"
+        todo = "pass --db a new file or a good copy"
+    elif "unable to open" in text:
+        why = f"SQLite cannot open it ({text})"
+        todo = "check that its folder exists and is writable, or pass --db another file"
+    elif "locked" in text or "busy" in text:
+        why = f"another process holds it ({text})"
+        todo = "wait for it to finish or pass --db another file"
+    else:
+        why = f"SQLite says: {type(err).__name__}: {text}"
+        todo = "pass --db another file"
+    return ResultsDBError(f"results database {path}: {why}; {todo}")
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
-    """Open (creating it and its folder if needed) an SQLite file in WAL mode with a generous busy timeout."""
+    """Open (creating it and its folder if needed) an SQLite file in WAL mode with a generous busy timeout.
+
+    Raises
+    ------
+    ResultsDBError
+        When the folder cannot be made or the file is not a usable SQLite database.
+    """
     path = Path(path).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    # NORMAL in WAL mode: a committed transaction survives a crash of this process (not a power cut of the host).
-    conn.execute("PRAGMA synchronous=NORMAL")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ResultsDBError(f"results database {path}: cannot make its folder {path.parent} "
+                             f"({err.strerror or err}); pass --db a path in a folder you can write") from None
+    if path.is_dir():
+        raise ResultsDBError(f"results database {path}: a folder, not a file; pass --db a file path")
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # NORMAL in WAL mode: a committed transaction survives a crash of this process (not a power cut).
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error as err:
+        raise explain(path, err) from None
     return conn
 
 
@@ -80,6 +131,16 @@ class ResultsDB:
     ----------
     path
         The SQLite file (created if missing), e.g. :func:`applications.campaign.paths.default_db_path`.
+    write
+        Whether rows will be written: the file is then checked to be writable, and a table of an older schema
+        gets the optional columns it lacks (``ALTER TABLE ... ADD COLUMN``), before any work. ``False`` opens
+        it for reading (a report): missing optional columns read as ``None``.
+
+    Raises
+    ------
+    ResultsDBError
+        When the file is not a usable database, is read-only (with ``write``), or its ``attacks`` table lacks
+        a column that identifies or describes an attack (the table is then of another program or schema).
 
     Examples
     --------
@@ -89,11 +150,66 @@ class ResultsDB:
     0
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, write: bool = True) -> None:
         self.path = Path(path).expanduser()
         self.conn = connect(self.path)
+        try:
+            with self._named():
+                self.columns = self._open(write)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    @contextmanager
+    def _named(self) -> Iterator[None]:
+        """Turn an SQLite error into a :class:`ResultsDBError` naming this file."""
+        try:
+            yield
+        except sqlite3.Error as err:
+            raise explain(self.path, err) from None
+
+    def _open(self, write: bool) -> set[str]:
+        """Check (and with ``write`` complete) the schema; returns the ``attacks`` table's columns."""
+        columns = {r[1] for r in self.conn.execute("PRAGMA table_info(attacks)")}
+        if columns:
+            missing = [c for c in _REQUIRED if c not in columns]
+            if missing:
+                raise ResultsDBError(
+                    f"results database {self.path}: its attacks table lacks column(s) {', '.join(missing)}, which "
+                    "identify or describe every attack, so it is of another schema and cannot be completed; pass "
+                    "--db a new file"
+                )
+        if not write:
+            if not columns:
+                raise ResultsDBError(f"results database {self.path}: holds no attacks table (not a zeroopt "
+                                     "results file, or none stored yet)")
+            return columns
+        added = [c for c in _OPTIONAL if columns and c not in columns]
+        if added:  # the older schema's missing columns, in one transaction: all or none
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for name in added:
+                    self.conn.execute(f"ALTER TABLE attacks ADD COLUMN {name} {_OPTIONAL[name]}")
+            except BaseException:
+                self.conn.rollback()
+                raise
+            self.conn.commit()
         with self.conn:
             self.conn.executescript(_SCHEMA)
+        if not _has_unique_key(self.conn):
+            try:
+                with self.conn:
+                    self.conn.execute(f"CREATE UNIQUE INDEX attacks_key ON attacks ({', '.join(KEY)})")
+            except sqlite3.IntegrityError:
+                raise ResultsDBError(
+                    f"results database {self.path}: its attacks table has no unique key over "
+                    f"({', '.join(KEY)}) and holds duplicate attacks, so reruns could not skip stored ones; "
+                    "pass --db a new file"
+                ) from None
+        # A write of the value already there: it fails here, before any attack, if the file cannot be written.
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        self.conn.execute(f"PRAGMA user_version = {int(version)}")
+        return set(_COLUMNS)
 
     def close(self) -> None:
         """Close the connection."""
@@ -109,7 +225,7 @@ class ResultsDB:
         """Write one finished attack in its own transaction; ``False`` if that attack was already stored."""
         values = [_sql_value(row.get(c)) for c in _COLUMNS]
         sql = f"INSERT OR IGNORE INTO attacks ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-        with self.conn:  # one transaction: committed whole or rolled back whole
+        with self._named(), self.conn:  # one transaction: committed whole or rolled back whole
             cur = self.conn.execute(sql, values)
         return cur.rowcount == 1
 
@@ -121,7 +237,7 @@ class ResultsDB:
         """
         sql = f"INSERT OR IGNORE INTO attacks ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
         before = self.conn.total_changes
-        with self.conn:
+        with self._named(), self.conn:
             self.conn.executemany(sql, [[_sql_value(r.get(c)) for c in _COLUMNS] for r in rows])
         return self.conn.total_changes - before
 
@@ -132,12 +248,14 @@ class ResultsDB:
             return set()
         models = sorted({k[2] for k in wanted})
         marks = ", ".join("?" * len(models))
-        cur = self.conn.execute(f"SELECT {', '.join(KEY)} FROM attacks WHERE model IN ({marks})", models)
-        return {tuple(r) for r in cur if tuple(r) in wanted}
+        with self._named():
+            cur = self.conn.execute(f"SELECT {', '.join(KEY)} FROM attacks WHERE model IN ({marks})", models)
+            return {tuple(r) for r in cur if tuple(r) in wanted}
 
     def count(self) -> int:
         """Number of stored attacks."""
-        return int(self.conn.execute("SELECT COUNT(*) FROM attacks").fetchone()[0])
+        with self._named():
+            return int(self.conn.execute("SELECT COUNT(*) FROM attacks").fetchone()[0])
 
     def rows(self, where: str = "", params: Iterable[Any] = (), *, with_adv: bool = False) -> Iterator[dict[str, Any]]:
         """Stored attacks as dicts (``trace`` decoded to a list of ``[queries, distortion]``).
@@ -145,12 +263,28 @@ class ResultsDB:
         ``where`` is an SQL condition on the columns (``"model = ? AND budget >= ?"``) with ``params``.
         """
         cols = [c for c in _COLUMNS if with_adv or c != "x_adv"]
-        sql = f"SELECT {', '.join(cols)} FROM attacks" + (f" WHERE {where}" if where else "") + " ORDER BY id"
-        for values in self.conn.execute(sql, tuple(params)):
-            row = dict(zip(cols, values, strict=True))
-            row["trace"] = json.loads(row["trace"])
-            row["success"] = bool(row["success"])
-            yield row
+        # A column an older file lacks (opened for reading, so not completed) reads as NULL.
+        select = ", ".join(c if c in self.columns else f"NULL AS {c}" for c in cols)
+        sql = f"SELECT {select} FROM attacks" + (f" WHERE {where}" if where else "") + " ORDER BY id"
+        with self._named():
+            for values in self.conn.execute(sql, tuple(params)):
+                row = dict(zip(cols, values, strict=True))
+                row["trace"] = json.loads(row["trace"])
+                row["success"] = bool(row["success"])
+                yield row
+
+
+def _has_unique_key(conn: sqlite3.Connection) -> bool:
+    """Whether some unique index of ``attacks`` covers exactly the :data:`KEY` columns."""
+    for index in conn.execute("PRAGMA index_list(attacks)").fetchall():
+        name, unique = index[1], index[2]
+        if unique and {r[2] for r in conn.execute(f"PRAGMA index_info({_quoted(name)})")} == set(KEY):
+            return True
+    return False
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _sql_value(value: Any) -> Any:

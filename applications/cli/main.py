@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import click
 
 from . import attack, bench, exact, minimize, report
@@ -34,7 +36,12 @@ cli.add_command(bench.bench_group)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (for ``python -m applications.cli`` and tests)."""
+    """Run the command line; returns the exit code (for ``python -m applications.cli`` and tests).
+
+    Exit codes: 0 done, 1 a runtime problem (an unusable database, a model that cannot be loaded, failed
+    attacks), 2 a usage problem (a wrong option or campaign file), 130 interrupted. Each problem is one line
+    on stderr naming it and what to do; an error of zeroopt's own code keeps its traceback.
+    """
     set_argv(argv)
     try:
         # Without standalone mode click returns a command's ctx.exit(code) as the value.
@@ -47,4 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 130
+    except sqlite3.Error as err:  # every database operation explains its errors; this names any other one
+        from applications.campaign.db import ResultsDBError
+
+        text = str(err) if isinstance(err, ResultsDBError) else f"database error: {type(err).__name__}: {err}"
+        click.echo(f"Error: {text}", err=True)
+        return 1
     return code if isinstance(code, int) else 0

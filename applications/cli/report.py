@@ -33,8 +33,13 @@ def report_command(db: Path | None, out: Path, models: tuple[str, ...], datasets
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")
             params += list(values)
-    with ResultsDB(path) as results:
+    with ResultsDB(path, write=False) as results:
         if results.count() == 0:
             raise click.ClickException(f"{path} holds no attacks yet")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise click.BadParameter(f"cannot make the folder {out}: {err.strerror or err}", param_hint="--out") \
+                from None
         page = write_report(results, out, where=" AND ".join(where), params=params)
     click.echo(f"wrote {page}")
