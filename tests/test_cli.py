@@ -32,7 +32,8 @@ def test_every_subcommand_shows_a_working_example(command: list[str], capsys: py
 
 def test_attack_writes_the_database_a_report_and_pictures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db, out = tmp_path / "r.sqlite", tmp_path / "out"
-    args = ["attack", "-m", "digits-cnn", "--n", "3", "-b", "300", "--db", str(db), "--out", str(out), "--no-progress"]
+    args = ["attack", "-m", "digits-cnn", "-s", "rgf", "--n", "3", "-b", "300", "--db", str(db), "--out", str(out),
+            "--no-progress"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "digits-cnn" in text and "3 attacks run and stored, 0 already stored" in text

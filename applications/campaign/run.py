@@ -155,7 +155,7 @@ def run_campaign(
     # cached once (Ray workers then read the cached file instead of racing to train it).
     local = isinstance(executor, LocalExecutor)
     for model in campaign.models:
-        get_model(model, campaign.arch, campaign.device if local else None, executor.cache if local else {})
+        get_model(model, campaign.arch, campaign.device if local else "cpu", executor.cache if local else {})
     total = sum(len(t.input_ids) for t in tasks)
     bar = tqdm(total=total, desc="campaign", unit="attack", disable=not progress or total == 0, smoothing=0.05)
     worker_bars: dict[str, Any] = {}

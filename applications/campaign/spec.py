@@ -4,7 +4,7 @@ Example TOML (every key but ``models`` is optional)::
 
     data = "digits"            # built-in name or path (see applications.campaign.data)
     models = ["digits-cnn", "digits-lgbm"]
-    solvers = ["rgf", "sign"]
+    solvers = ["rgf", "sign"]  # default: the attack's own (applications.hardlabel.DEFAULT_SOLVER)
     budgets = [500, 1000]
     seeds = [0]
     n = 20                     # the first n inputs (or: inputs = [0, 5, 7])
@@ -13,6 +13,8 @@ Example TOML (every key but ``models`` is optional)::
     chunk = 32                 # inputs per attack call (one unit of work, written when it finishes)
     [options]                  # solver options for every solver (q, beta, ...)
     q = 20
+
+A model named ``module:function`` runs that function: trust a campaign file as you would its code.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .models import BUILTIN_MODELS
+from applications.hardlabel.config import DEFAULT_SOLVER
+
+from .models import unknown_model
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -55,7 +59,8 @@ class Campaign:
         Data spec (see :func:`applications.campaign.data.load_data`); default: the built-in dataset of the
         first built-in model.
     solvers, budgets, seeds
-        The grid; every (input, model, solver, budget, seed) is one attack and one database row.
+        The grid; every (input, model, solver, budget, seed) is one attack and one database row. The solver
+        defaults to the attack's own, :data:`applications.hardlabel.DEFAULT_SOLVER`.
     n, inputs
         The inputs: explicit ids into the dataset, else the first ``n``.
     targeted
@@ -76,7 +81,7 @@ class Campaign:
 
     models: list[str]
     data: str | None = None
-    solvers: list[str] = field(default_factory=lambda: ["rgf"])
+    solvers: list[str] = field(default_factory=lambda: [DEFAULT_SOLVER])
     budgets: list[int] = field(default_factory=lambda: [1000])
     seeds: list[int] = field(default_factory=lambda: [0])
     n: int | None = 20
@@ -91,6 +96,7 @@ class Campaign:
     pool: int = 500
 
     def __post_init__(self) -> None:
+        _check_types(self)
         if not self.models:
             raise ValueError("a campaign needs at least one model (--model NAME)")
         for what in ("solvers", "budgets", "seeds"):
@@ -107,19 +113,29 @@ class Campaign:
 
     @classmethod
     def from_toml(cls, path: str | Path, **overrides: Any) -> Campaign:
-        """Read a campaign file; ``overrides`` (not ``None``) replace its values."""
+        """Read a campaign file; ``overrides`` (not ``None``) replace its values.
+
+        Raises
+        ------
+        ValueError
+            Naming the file and the problem: not TOML, an unknown key, no models, a value of the wrong type.
+        """
         with open(path, "rb") as fh:
-            spec = tomllib.load(fh)
+            try:
+                spec = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as err:
+                raise ValueError(f"{path}: not valid TOML: {err}") from None
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(spec) - known)
         if unknown:
             raise ValueError(f"{path}: unknown key(s) {unknown}; known keys: {sorted(known)}")
         spec.update({k: v for k, v in overrides.items() if v is not None})
-        if isinstance(spec.get("models"), str):
-            spec["models"] = [spec["models"]]
-        if spec.get("bounds") is not None:
-            spec["bounds"] = tuple(spec["bounds"])
-        return cls(**spec)
+        if not spec.get("models"):
+            raise ValueError(f'{path}: no models: the file needs a line like models = ["digits-cnn"] (or give --model)')
+        try:
+            return cls(**spec)
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from None
 
     @property
     def goal(self) -> str:
@@ -177,12 +193,73 @@ class Task:
         ]
 
 
+# The list fields and their items' type; an example line of every field, for the error messages.
+_LIST_OF = {"models": str, "solvers": str, "budgets": int, "seeds": int, "inputs": int}
+_EXAMPLES = {
+    "models": 'models = ["digits-cnn"]', "solvers": 'solvers = ["rgf", "sign"]', "budgets": "budgets = [500, 1000]",
+    "seeds": "seeds = [0, 1]", "inputs": "inputs = [0, 5, 7]", "n": "n = 20", "chunk": "chunk = 32",
+    "pool": "pool = 500", "targeted": "targeted = true", "data": 'data = "digits"', "arch": 'arch = "mnist-cnn"',
+    "device": 'device = "cpu"', "options": "[options] table, e.g. q = 20", "bounds": "bounds = [0, 1]",
+    "batch_size": 'batch_size = "auto" (or "none", or an integer)',
+}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def _is_number(value: Any) -> bool:
+    return _is_int(value) or isinstance(value, float | np.floating)
+
+
+def _wrong(name: str, expected: str, value: Any) -> ValueError:
+    return ValueError(f"{name} must be {expected} (e.g. {_EXAMPLES[name]}), got {value!r}")
+
+
+def _check_types(c: Campaign) -> None:
+    """Each field of the type it takes (a TOML file can hold anything), a lone value made a one-item list."""
+    for name, kind in _LIST_OF.items():
+        value = getattr(c, name)
+        if value is None and name == "inputs":
+            continue
+        check = _is_int if kind is int else (lambda v: isinstance(v, str))
+        words = "integers" if kind is int else "strings"
+        if check(value):
+            value = [value]
+        if not isinstance(value, list | tuple) or not all(check(v) for v in value):
+            raise _wrong(name, f"a list of {words}", value)
+        setattr(c, name, [int(v) if kind is int else v for v in value])
+    for name in ("n", "chunk", "pool"):
+        value = getattr(c, name)
+        if not (value is None and name == "n") and not _is_int(value):
+            raise _wrong(name, "an integer", value)
+    if not isinstance(c.targeted, bool | np.bool_):
+        raise _wrong("targeted", "true or false", c.targeted)
+    for name in ("data", "arch", "device"):
+        if getattr(c, name) is not None and not isinstance(getattr(c, name), str):
+            raise _wrong(name, "a string", getattr(c, name))
+    if not isinstance(c.options, dict):
+        raise _wrong("options", "a table of solver options", c.options)
+    if c.bounds is not None:
+        if not isinstance(c.bounds, list | tuple) or len(c.bounds) != 2 or not all(map(_is_number, c.bounds)):
+            raise _wrong("bounds", "two numbers LO, HI", c.bounds)
+        c.bounds = (float(c.bounds[0]), float(c.bounds[1]))
+    if c.batch_size == "none":
+        c.batch_size = None
+    if not (c.batch_size is None or c.batch_size == "auto" or (_is_int(c.batch_size) and c.batch_size >= 1)):
+        raise _wrong("batch_size", '"auto", "none" or a positive integer', c.batch_size)
+
+
 def _default_data(models: list[str]) -> str:
     defaults = {"digits-cnn": "digits", "digits-lgbm": "digits", "mnist-cnn": "mnist", "cifar-resnet20": "cifar10"}
     for m in models:
         if m in defaults:
             return defaults[m]
+    for m in models:  # a misspelt built-in is the likelier mistake than a missing --data
+        problem = unknown_model(m)
+        if problem:
+            raise ValueError(problem)
     raise ValueError(
         f"no data given and none of the models ({', '.join(models)}) is a built-in with a default dataset "
-        f"({', '.join(BUILTIN_MODELS)}): pass --data NAME_OR_PATH"
+        f"({', '.join(defaults)}): pass --data NAME_OR_PATH"
     )

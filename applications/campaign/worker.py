@@ -53,13 +53,13 @@ def get_model(spec: str, arch: str | None, device: str | None, models: dict[Any,
     """A model from a worker's cache ``models`` (each worker loads a model once)."""
     key = ("model", spec, arch, device)
     if key not in models:
-        if device is not None and device.startswith("cuda"):
+        models[key] = load_model(spec, arch=arch, device=device)
+        if models[key].device.startswith("cuda"):  # asked for, or the default where torch sees a GPU
             import torch
 
             # Full float32 on GPUs (no TF32), so labels near the boundary match what float32 math gives.
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
-        models[key] = load_model(spec, arch=arch, device=device)
     return models[key]
 
 
@@ -93,7 +93,7 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
         **task.options,
     )
     n = len(task.input_ids)
-    where_json = json.dumps(machine(task.device), sort_keys=True, separators=(",", ":"))
+    where_json = json.dumps(machine(loaded.device), sort_keys=True, separators=(",", ":"))
     versions_json = json.dumps(versions(), sort_keys=True, separators=(",", ":"))
     rows = []
     for j, (key, s) in enumerate(zip(task.keys(), seeds, strict=True)):

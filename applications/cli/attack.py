@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from applications.hardlabel.config import DEFAULT_SOLVER
+
 from .common import command_line, parse_batch_size, parse_bounds, parse_inputs, parse_options
 
 
@@ -26,7 +28,8 @@ def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--n", "-n", type=click.IntRange(min=1), default=None, help="attack the first N inputs [20]"),
         click.option("--inputs", default=None, metavar="IDS", help="input ids instead of --n, e.g. 0,3,10-19"),
         click.option("--solver", "-s", "solvers", multiple=True,
-                     help="zeroopt solver(s): rgf, sign, coordinate, ... [rgf]"),
+                     help=f"zeroopt solver(s): {DEFAULT_SOLVER}, rgf, sign, coordinate, ... [{DEFAULT_SOLVER}, "
+                          "the attack's own]"),
         click.option("--budget", "-b", "budgets", multiple=True, type=click.IntRange(min=1),
                      help="queries per input (hard cap); repeat for several [1000]"),
         click.option("--seed", "seeds", multiple=True, type=int, help="seed(s) [0]"),
@@ -36,7 +39,9 @@ def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--batch-size", default=None, help="samples per model call: auto, N or none (1: bit-identical "
                                                        "on every executor) [auto]"),
         click.option("--chunk", type=click.IntRange(min=1), default=None, help="inputs per attack call [32]"),
-        click.option("--device", default=None, help="torch device for torch models (cpu, cuda) [cpu]"),
+        click.option("--device", default=None,
+                     help="torch device for torch models: cpu, cuda, cuda:N [cuda where torch sees a GPU, else cpu; "
+                          "a module:function model stays where it put its module]"),
         click.option("--bounds", default=None, metavar="LO,HI", help="input domain [0,1 for images]"),
         click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="results database [~/.cache/zeroopt/results.sqlite]"),
@@ -85,7 +90,10 @@ def attack_command(ctx: click.Context, **kw: Any) -> None:
                "  n = 20\n\n"
                "Examples:\n\n\b\n"
                "  zeroopt campaign campaign.toml\n"
-               "  zeroopt campaign campaign.toml --executor ray --workers 2 --db runs.sqlite")
+               "  zeroopt campaign campaign.toml --executor ray --workers 2 --db runs.sqlite\n\n"
+               "Trust: a model named module:function runs that function, so trust a campaign file as you would its "
+               "code; the Ray executor runs the attacks on whatever cluster --address names, so use a cluster you "
+               "trust (see docs/reliability.md).")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_campaign_options
 @click.pass_context
@@ -121,24 +129,59 @@ def _campaign(file: Path | None, kw: dict[str, Any]) -> Any:
     return Campaign(**{k: v for k, v in given.items() if v is not None})
 
 
-def _run(file: Path | None, kw: dict[str, Any]) -> int:
+def _check_device(device: str | None) -> None:
+    """A --device that names no torch device is a usage error, before any work."""
+    if device is None:
+        return
     import torch
 
+    try:
+        torch.device(device)
+    except (RuntimeError, TypeError):
+        raise click.BadParameter(f"{device!r} is not a torch device; use cpu, cuda or cuda:N, or leave it out "
+                                 "(cuda where torch sees a GPU, else cpu)", param_hint="--device") from None
+
+
+def _run(file: Path | None, kw: dict[str, Any]) -> int:
     from applications.campaign import ResultsDB, default_db_path, make_executor, run_campaign
     from applications.campaign.report import summarise, text_table, write_report
 
-    torch.set_num_threads(kw["threads"])
     try:
         campaign = _campaign(file, kw)
     except (ValueError, OSError) as err:
         raise click.UsageError(str(err)) from None
+    _check_device(campaign.device)
+    import zeroopt
+
+    unknown = [s for s in campaign.solvers if s not in zeroopt.list_solvers()]
+    if unknown:
+        raise click.BadParameter(f"unknown solver(s) {', '.join(map(repr, unknown))}; choose from "
+                                 f"{', '.join(zeroopt.list_solvers())}", param_hint="--solver")
+    if kw["out"] is not None:
+        try:  # here, before the attacks: a folder that cannot be made is known before any work
+            kw["out"].mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise click.BadParameter(f"cannot make the folder {kw['out']}: {err.strerror or err}",
+                                     param_hint="--out") from None
     tmp = tempfile.TemporaryDirectory(prefix="zeroopt-") if kw["no_db"] else None
     path = Path(tmp.name) / "results.sqlite" if tmp else (kw["db"] or default_db_path())
     command = command_line()
-    executor = make_executor(kw["executor"], address=kw["address"], workers=kw["workers"],
-                             cpus_per_worker=kw["cpus_per_worker"], gpus_per_worker=kw["gpus_per_worker"]) \
-        if kw["executor"] == "ray" else make_executor("local")
-    with ResultsDB(path) as db:
+    # Opened (schema checked and completed, writability tried) before any attack runs.
+    db = ResultsDB(path)
+    import torch
+
+    torch.set_num_threads(kw["threads"])
+    try:
+        executor = make_executor(kw["executor"], address=kw["address"], workers=kw["workers"],
+                                 cpus_per_worker=kw["cpus_per_worker"], gpus_per_worker=kw["gpus_per_worker"]) \
+            if kw["executor"] == "ray" else make_executor("local")
+    except (RuntimeError, ConnectionError, ValueError) as err:  # ray missing, or no cluster at --address
+        db.close()
+        raise click.ClickException(f"cannot start the Ray executor: {type(err).__name__}: {err}") from None
+    except BaseException:
+        db.close()
+        raise
+    with db:
         try:
             summary = run_campaign(campaign, db, executor, command=command, progress=not kw["no_progress"],
                                    store_adv=not kw["no_adv"], commit=kw["commit"])

@@ -35,9 +35,16 @@ def exact_command(model_spec: str, data: str | None, n: int, inputs: str | None,
     from applications.campaign.models import load_model
     from applications.trees import exact_minimal_adversarial
 
-    loaded = load_model(model_spec)
-    dataset = load_data(data or loaded.default_data or "digits")
+    try:
+        loaded = load_model(model_spec)
+        dataset = load_data(data or loaded.default_data or "digits")
+    except (ValueError, OSError) as err:
+        raise click.ClickException(str(err)) from None
     ids = parse_inputs(inputs) or list(range(min(n, len(dataset.x))))
+    outside = [i for i in ids if not 0 <= i < len(dataset.x)]
+    if outside:
+        raise click.BadParameter(f"input ids {outside[:5]} are outside the dataset (0..{len(dataset.x) - 1})",
+                                 param_hint="--inputs")
     x, y = dataset.x[ids], dataset.y[ids]
     try:
         res = exact_minimal_adversarial(loaded.model, x, y, norm=norm, bounds=dataset.bounds, time_limit=time_limit,
