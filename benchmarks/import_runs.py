@@ -10,19 +10,58 @@
 
 ``--export DIR`` writes the stored files back under ``DIR`` (``--prefix`` selects some). The default
 database is ``~/.cache/zeroopt/results.sqlite`` (``$ZEROOPT_CACHE`` moves it); also ``zeroopt bench import``.
+
+An archive with a member whose name would land outside the folder it is exported to (an absolute path, a
+``..`` part, a link pointing outside) is refused whole, before any of its members is stored; so is such a
+stored name on export.
 """
 
 from __future__ import annotations
 
 import argparse
+import posixpath
+import sys
 import tarfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tqdm.auto import tqdm
 
 from benchmarks.store import FileStore, RunStore, db_file, read_record
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+class UnsafeNameError(ValueError):
+    """An archive member or stored name that would be written outside the output folder."""
+
+
+def _escapes(name: str) -> bool:
+    """Whether the relative path ``name`` (``/``-separated) would leave the folder it is joined to."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    return path.is_absolute() or ".." in path.parts or (len(name) > 1 and name[1] == ":")
+
+
+def check_members(archive: Path, tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    """The archive's members, once each is known to stay inside the folder it would be written to.
+
+    Raises
+    ------
+    UnsafeNameError
+        For an absolute name, a ``..`` part, or a link whose target leaves the archive's folder.
+    """
+    members = tar.getmembers()
+    for member in members:
+        if _escapes(member.name):
+            raise UnsafeNameError(f"{archive}: member {member.name!r} would be written outside the output folder "
+                                  "(absolute path or '..'); refusing the archive, nothing of it stored")
+        if member.issym() or member.islnk():
+            # A symbolic link is relative to its own folder, a hard link to the archive's root.
+            base = posixpath.dirname(member.name) if member.issym() else ""
+            target = posixpath.normpath(posixpath.join(base, member.linkname))
+            if _escapes(target):
+                raise UnsafeNameError(f"{archive}: link {member.name!r} points outside the output folder "
+                                      f"({member.linkname!r}); refusing the archive, nothing of it stored")
+    return members
 
 
 def import_suite_runs(results: Path, db: Path | None, progress: bool = True) -> dict[str, int]:
@@ -49,9 +88,13 @@ def import_files(results: Path, db: Path | None) -> int:
         files.put(str(path.relative_to(results)), path.read_bytes())
         count += 1
     for archive in sorted(results.rglob("runs.tgz")):
-        with tarfile.open(archive) as tar:
-            for member in tar.getmembers():
-                if member.isfile():
+        try:
+            tar = tarfile.open(archive)
+        except tarfile.TarError as err:
+            raise tarfile.ReadError(f"{archive}: not a readable tar archive ({err})") from None
+        with tar:
+            for member in check_members(archive, tar):
+                if member.isfile():  # links inside the archive are not stored: only the files they name
                     data = tar.extractfile(member)
                     assert data is not None
                     files.put(f"{archive.relative_to(results)}/{member.name}", data.read())
@@ -63,6 +106,9 @@ def export_files(db: Path | None, out: Path, prefix: str = "") -> int:
     """Write stored files back under ``out``; returns how many."""
     files = FileStore(db)
     names = files.names(prefix)
+    unsafe = [name for name in names if _escapes(name)]
+    if unsafe:
+        raise UnsafeNameError(f"stored file name(s) {unsafe[:3]} would be written outside {out}; nothing exported")
     for name in names:
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -81,12 +127,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prefix", default="", help="with --export: only names starting with this")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
-    if args.export is not None:
-        n = export_files(args.db, args.export, args.prefix)
-        print(f"[import] wrote {n} file(s) under {args.export}")
-        return 0
-    counts = import_suite_runs(args.results, args.db, progress=not args.no_progress)
-    n_files = import_files(args.results, args.db)
+    try:
+        if args.export is not None:
+            n = export_files(args.db, args.export, args.prefix)
+            print(f"[import] wrote {n} file(s) under {args.export}")
+            return 0
+        counts = import_suite_runs(args.results, args.db, progress=not args.no_progress)
+        n_files = import_files(args.results, args.db)
+    except (UnsafeNameError, tarfile.TarError) as err:
+        print(f"[import] error: {err}", file=sys.stderr)
+        return 1
     for tag, n in counts.items():
         print(f"[import] suite/{tag}: {n} run(s) stored")
     print(f"[import] {n_files} other per-run file(s) stored; database {db_file(args.db)}")
