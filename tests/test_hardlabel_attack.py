@@ -167,7 +167,9 @@ def test_already_misclassified_input_is_returned_at_once() -> None:
     x, y = _inputs(2)
     wrong = (y + 1) % 4
     res = attack(linear_scores, x, wrong, budget=500, seed=0, n_classes=4)
-    assert np.all(res.distortion == 0) and res.success.all() and np.all(res.queries == 1)
+    # Two queries each: labelled alone, then once more by the final re-check.
+    assert np.all(res.distortion == 0) and res.success.all() and np.all(res.queries == 2)
+    assert attack(linear_scores, x, wrong, budget=500, seed=0, n_classes=4, verify=0).queries.tolist() == [1, 1]
     np.testing.assert_allclose(res.x_adv, x.astype(np.float32))
 
 

@@ -77,7 +77,7 @@ def test_torch_chunks_by_batch_size_and_counts_exactly(
     assert (chunked.calls, chunked.samples) == (0, 0)
 
 
-def test_torch_tensor_input_is_passed_without_round_trip() -> None:
+def test_torch_tensor_input_is_passed_without_round_trip_as_the_models_own_copy() -> None:
     received: list[torch.Tensor] = []
 
     class Probe(torch.nn.Module):
@@ -87,11 +87,15 @@ def test_torch_tensor_input_is_passed_without_round_trip() -> None:
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             received.append(x)
-            return self.linear(x)
+            out = self.linear(x)
+            x.fill_(7.0)  # a model may write into what it is sent
+            return out
 
     x = torch.zeros(3, 2)
     as_label_model(Probe().eval())(x)
-    assert received[0] is x
+    assert isinstance(received[0], torch.Tensor) and received[0] is not x
+    assert received[0].device == x.device and received[0].dtype == x.dtype
+    assert bool((x == 0).all())
 
 
 def test_torch_converts_to_module_dtype(net: torch.nn.Module, data: tuple[np.ndarray, np.ndarray]) -> None:

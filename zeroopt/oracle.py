@@ -86,6 +86,12 @@ class QueryLedger:
             )
         self.spent += units
 
+    def refund(self, units: int = 1) -> None:
+        """Give back ``units`` charged for work that never happened (samples a failed call never sent)."""
+        if not 0 <= units <= self.spent:
+            raise ValueError(f"cannot refund {units} unit(s) of {self.spent} spent")
+        self.spent -= units
+
 
 # ---------------------------------------------------------------------------------------------- oracles
 

@@ -274,8 +274,13 @@ class BoundaryOracleGroup(OracleGroup):
         """Send ``points`` (already paid for) to the model; record every confirmed adversarial."""
         batch = points.reshape((len(points), *self.input_shape)).astype(np.float32)
         t0 = time.perf_counter()
-        labels = np.asarray(self.model(batch))
-        self.model_seconds += time.perf_counter() - t0
+        try:
+            labels = np.asarray(self.model(batch))
+        except BaseException as err:
+            self.refund_unsent(owners[getattr(err, "samples_sent", len(points)) :])
+            raise
+        finally:
+            self.model_seconds += time.perf_counter() - t0
         if self.on_round is not None:
             self.on_round(len(points))
         adversarial = np.zeros(len(points), dtype=bool)
@@ -296,6 +301,11 @@ class BoundaryOracleGroup(OracleGroup):
                     img.best_point = batch[hits[j]].copy()
                     img.trace.append((img.ledger.spent, img.best_distance))
         return adversarial
+
+    def refund_unsent(self, owners: NDArray[np.int64]) -> None:
+        """Give each owner back one query per point of theirs that was paid for but never sent to the model."""
+        for owner, count in zip(*np.unique(owners, return_counts=True), strict=True):
+            self.images[int(owner)].ledger.refund(int(count))
 
     def run(self, searches: Sequence[RaySearch]) -> None:
         """Advance ``searches`` in lockstep until each is done or aborted for lack of budget."""

@@ -192,10 +192,16 @@ def initial_search(
 
 
 def already_adversarial(group: BoundaryOracleGroup) -> list[int]:
-    """Label every input once (one query each); return those still to attack (correctly classified, budget left)."""
+    """Label every input once (one query each); return those still to attack (correctly classified, budget left).
+
+    Each input is labelled alone, in its own model call: an input counts as already adversarial only when the
+    model gets it wrong by itself, not because of the batch it was sent in.
+    """
     images = group.images
-    dim = images[0].x0.size if images else 0
-    group.run([RaySearch(i, group.ray(i, np.ones(dim)), 0.0, 0.0, "compare") for i in range(len(images))])
+    for i, img in enumerate(images):
+        if img.ledger.affordable(1):
+            img.ledger.charge(1)
+            group.query(np.array([i]), img.x0[None])
     return [i for i, img in enumerate(images) if img.best_point is None and img.ledger.remaining > 0]
 
 

@@ -44,8 +44,15 @@ def recheck_scales(reserve: int, step: float) -> NDArray[np.float64]:
 def label_alone(
     group: BoundaryOracleGroup, owners: NDArray[np.int64], points: NDArray[np.float64]
 ) -> NDArray[np.bool_]:
-    """Whether each point (already paid for) is adversarial for its owner, one model call per point."""
-    return np.array(
-        [bool(group.query(owners[k : k + 1], points[k : k + 1], record=False)[0]) for k in range(len(points))],
-        dtype=bool,
-    )
+    """Whether each point (already paid for) is adversarial for its owner, one model call per point.
+
+    If a call fails, the points after it were never sent: their owners get those queries back.
+    """
+    out = np.zeros(len(points), dtype=bool)
+    for k in range(len(points)):
+        try:
+            out[k] = group.query(owners[k : k + 1], points[k : k + 1], record=False)[0]
+        except BaseException:
+            group.refund_unsent(owners[k + 1 :])
+            raise
+    return out

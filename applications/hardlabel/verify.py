@@ -18,8 +18,8 @@ def final_check(
 ) -> NDArray[np.bool_]:
     """Label each input's best point (and safer versions of it) once more; keep the closest still adversarial.
 
-    Returns, per input, whether the returned point passed this re-check (inputs without a reserve, or
-    already misclassified, count as passed when an adversarial was found).
+    Returns, per input, whether the returned point passed this re-check (without a reserve, whether an
+    adversarial was found). An input the model already gets wrong is labelled alone once more.
     """
     images = group.images
     found = np.array([img.best_point is not None for img in images])
@@ -29,10 +29,11 @@ def final_check(
     owners, points = [], []
     for i, img in enumerate(images):
         img.ledger.budget = budget  # release the reserve
-        if img.best_point is None or img.best_distance == 0.0:
+        if img.best_point is None:
             continue
         delta = img.best_point.astype(np.float64).ravel() - img.x0
-        k = img.ledger.affordable(reserve)
+        # x0 itself (already misclassified) has no safer versions: it is labelled alone once more.
+        k = img.ledger.affordable(1 if img.best_distance == 0.0 else reserve)
         img.ledger.charge(k)
         for s in scales[:k]:
             owners.append(i)

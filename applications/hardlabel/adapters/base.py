@@ -66,6 +66,11 @@ class LabelModel:
     samples : int
         Number of inputs sent to the model: the query count. Both counters are incremented when a chunk is
         sent, so a chunk on which the model fails still counts.
+
+    Notes
+    -----
+    The model is given its own copy of every chunk: a model that normalises its input in place cannot change
+    the points the attack measures and keeps.
     """
 
     def __init__(
@@ -116,17 +121,27 @@ class LabelModel:
             If ``x`` has no batch axis or holds NaN or inf.
         ModelOutputError
             If the model raises or returns anything but one valid label or score row per input.
+
+        Any exception raised carries ``samples_sent``: how many of the batch's inputs the model was sent
+        before the failure (the chunk it failed on included; chunks after it are never sent).
         """
-        x = self._check_input(x)
-        if self._check_model_input is not None:
-            self._check_model_input(x)
-        n = int(x.shape[0])
-        if n == 0:
-            return np.empty(0, dtype=np.int64)
-        if self.batch_size is None or n <= self.batch_size:
-            return self._query(x)  # no slicing: a torch model gets the caller's tensor object itself
-        step = self.batch_size
-        return np.concatenate([self._query(x[start : start + step]) for start in range(0, n, step)])
+        sent_before = self.samples
+        try:
+            x = self._check_input(x)
+            if self._check_model_input is not None:
+                self._check_model_input(x)
+            n = int(x.shape[0])
+            if n == 0:
+                return np.empty(0, dtype=np.int64)
+            if self.batch_size is None or n <= self.batch_size:
+                return self._query(x)
+            step = self.batch_size
+            return np.concatenate([self._query(x[start : start + step]) for start in range(0, n, step)])
+        except BaseException as err:
+            # How many of this batch's inputs reached the model (the failing chunk included), so that a
+            # caller who paid for the whole batch can give back the rest.
+            err.samples_sent = self.samples - sent_before  # type: ignore[attr-defined]
+            raise
 
     @property
     def score_width(self) -> int | None:
@@ -178,12 +193,15 @@ class LabelModel:
         self.calls += 1
         self.samples += n
         try:
-            raw = self._invoke(chunk)
+            raw = self._invoke(_own_copy(chunk))
         except Exception as err:
             hint = ""
             torch = _torch()
             if isinstance(err, MemoryError) or (torch is not None and isinstance(err, torch.cuda.OutOfMemoryError)):
-                hint = "; pass a smaller batch_size to as_label_model"
+                hint = "; pass a smaller batch_size to attack or as_label_model"
+            elif n > 1:
+                hint = (f"; if the model cannot take {n} inputs in one call, pass batch_size= (the most it takes) "
+                        "to attack or as_label_model")
             raise ModelOutputError(
                 f"the {self.kind} model raised {type(err).__name__}: {err} "
                 f"(input: shape {tuple(chunk.shape)}, dtype {chunk.dtype}){hint}"
@@ -197,6 +215,15 @@ class LabelModel:
                 )
             self._width = width
         return _check_label_range(labels, self.n_classes, self.kind)
+
+
+def _own_copy(chunk: Batch) -> Batch:
+    """A copy of ``chunk`` that the model may write into (normalising in place is common) without touching
+    the caller's array, from which the attack takes its distances and best points."""
+    torch = _torch()
+    if torch is not None and isinstance(chunk, torch.Tensor):
+        return chunk.clone()
+    return np.array(chunk, order="C", copy=True)
 
 
 # --------------------------------------------------------------------------------------- output checking
