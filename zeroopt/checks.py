@@ -16,8 +16,8 @@ from numpy.typing import ArrayLike, NDArray
 from .errors import NonFiniteValueError, ObjectiveError
 
 __all__ = [
-    "NONE_MESSAGE", "as_scalar_value", "check_budget", "check_callbacks", "check_max_iter", "check_target",
-    "check_x0", "non_finite_error",
+    "NONE_MESSAGE", "as_scalar_value", "check_budget", "check_callbacks", "check_max_iter", "check_seed",
+    "check_target", "check_x0", "non_finite_error",
 ]
 
 NONE_MESSAGE = "fun returned None — did you forget a return? The objective must return a real number"
@@ -30,6 +30,33 @@ def check_budget(budget: object) -> int:
     if budget <= 0:
         raise ValueError(f"budget must be a positive integer number of queries, got {budget!r}")
     return int(budget)
+
+
+_SEED_KINDS = "a non-negative integer, a sequence of them, a numpy Generator or SeedSequence, or None"
+
+
+def check_seed(seed: object, name: str = "seed") -> Any:
+    """``seed`` as :func:`numpy.random.default_rng` takes it, checked: ``TypeError`` for a float, a string, a bool
+    or another kind, ``ValueError`` for a negative integer.
+
+    >>> check_seed(3), check_seed([1, 2])
+    (3, [1, 2])
+    """
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return seed
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if seed < 0:
+            raise ValueError(f"{name} must be {_SEED_KINDS}; got the negative integer {seed}")
+        return int(seed)
+    if isinstance(seed, Iterable) and not isinstance(seed, (str, bytes)):
+        entries = list(seed)
+        for k, entry in enumerate(entries):
+            if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, (int, np.integer)):
+                raise TypeError(f"{name} must be {_SEED_KINDS}; entry {k} is {entry!r}")
+            if entry < 0:
+                raise ValueError(f"{name} must be {_SEED_KINDS}; entry {k} is the negative integer {entry}")
+        return [int(e) for e in entries]
+    raise TypeError(f"{name} must be {_SEED_KINDS}; got {seed!r} ({type(seed).__name__})")
 
 
 def check_x0(x0: ArrayLike) -> NDArray[np.float64]:

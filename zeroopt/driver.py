@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .checks import check_budget, check_callbacks, check_max_iter, check_target, check_x0
+from .checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from .errors import attach_partial_result, partial_result
 from .faults import Abort, abort_run, status_for
 from .oracle import (
@@ -361,6 +361,7 @@ def minimize(
         )
     oracle = as_oracle(fun, x.shape, budget=budget)
     gradient = getattr(fun, "gradient", None)
+    seed = check_seed(seed)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     run = run_solver(
         built,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
-from zeroopt.checks import check_budget, check_max_iter
+from zeroopt.checks import check_budget, check_max_iter, check_seed
 from zeroopt.descent import PAPER_BETA, PRESETS, REFERENCE_EPS_PER_BETA
 
 from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_GROWTH, PAPER_LOCAL_RATIO
@@ -339,12 +339,12 @@ def seeds_for(seed: int | Sequence[int] | None, n: int) -> list[Any]:
     if seed is None:
         # One fresh entropy draw, shared by the inputs so that batched and single runs stay comparable.
         return [np.random.SeedSequence().entropy] * n
-    if isinstance(seed, (int, np.integer)):
-        return [int(seed)] * n
+    if not isinstance(seed, Iterable) or isinstance(seed, (str, bytes)):
+        return [check_seed(seed)] * n
     seeds = list(seed)
     if len(seeds) != n:
         raise ValueError(f"seed must be an int or one seed per input ({n}), got {len(seeds)} seeds")
-    return seeds
+    return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
 
 
 #: Folders that hold numpy's and scipy's own BLAS in their wheels (``numpy.libs``, ``scipy_openblas64``, ...).

@@ -30,6 +30,12 @@ def as_labels(y: Any, n: int, name: str, n_classes: int | None) -> NDArray[np.in
     if not np.issubdtype(arr.dtype, np.integer):
         if np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)):
             arr = arr.astype(np.int64)
+        elif arr.dtype.kind in "USO":
+            raise TypeError(
+                f"{name} must hold integer class indices, got class names such as {arr.ravel()[:3].tolist()}; "
+                "for a scikit-learn or LightGBM model pass their indices into classes_: "
+                f"np.searchsorted(model.classes_, {name}) (classes_ is sorted)"
+            )
         else:
             raise TypeError(f"{name} must hold integer class indices, got dtype {arr.dtype}")
     if (arr < 0).any() or (n_classes is not None and (arr >= n_classes).any()):
