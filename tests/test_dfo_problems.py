@@ -77,7 +77,7 @@ def test_high_dimensional_set() -> None:
     smooth = high_dim_problems("smooth", (100,))
     noisy = high_dim_problems("noisy", (100,), noise_seed=3)
     assert [p.n for p in smooth] == [100, 100, 128]
-    for s, z in zip(smooth, noisy):
+    for s, z in zip(smooth, noisy, strict=True):
         gap = s(s.x0) - s.f_star
         assert gap > 0 and s(s.x0) == s(s.x0)
         assert z.eps == pytest.approx(NOISE_SHARE * gap)

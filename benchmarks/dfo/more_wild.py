@@ -97,7 +97,8 @@ def _objective(fn: int, m: int, variant: str) -> Callable[[NDArray[np.float64]],
     return f
 
 
-def problem(index: int, variant: str = "smooth", *, noise_level: float = NOISE_LEVEL, noise_seed: int = 0) -> DFOProblem:
+def problem(index: int, variant: str = "smooth", *, noise_level: float = NOISE_LEVEL,
+            noise_seed: int = 0) -> DFOProblem:
     """Problem ``index`` (1–53, the paper's numbering) in ``variant`` (one of :data:`VARIANTS`).
 
     Examples
