@@ -1,0 +1,141 @@
+"""The solvers under test, each through its own library, every evaluation counted by one :class:`Counted` wrapper.
+
+:class:`Counted` is the only counter: it enforces the budget (the evaluation past it raises :class:`BudgetSpent`,
+which stops a peer that does not stop itself) and keeps the best value seen at each improving evaluation. Peers
+are imported lazily, here only, so zeroopt itself needs none of them; :func:`available` says which are installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+import zeroopt
+
+#: zeroopt's solvers in the comparison (rgf-fixed needs the gradient's Lipschitz constant, unknown here).
+ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate")
+#: Peers: solver name -> the module it needs.
+PEERS = {
+    "ng-NGOpt": "nevergrad", "ng-TBPSA": "nevergrad", "ng-CMA": "nevergrad", "pycma": "cma",
+    "COBYQA": "scipy", "Powell": "scipy", "Nelder-Mead": "scipy", "Py-BOBYQA": "pybobyqa",
+}
+
+
+class BudgetSpent(Exception):
+    """Raised by :class:`Counted` at the evaluation past the budget or the wall-clock limit."""
+
+
+class Counted:
+    """Wrap ``f``: count every call, refuse the one past ``budget`` (or past ``seconds`` of wall time), keep the
+    best value seen as ``trace`` — (evaluation number, best so far) at each improvement."""
+
+    def __init__(self, f: Callable[[NDArray[np.float64]], float], budget: int, seconds: float = math.inf) -> None:
+        self.f, self.budget, self.calls = f, budget, 0
+        self.best = math.inf
+        self.trace: list[tuple[int, float]] = []
+        self.deadline = time.monotonic() + seconds
+        self.timed_out = False
+
+    def __call__(self, x: Any) -> float:
+        if self.calls >= self.budget:
+            raise BudgetSpent("budget")
+        if time.monotonic() > self.deadline:
+            self.timed_out = True
+            raise BudgetSpent("time")
+        value = float(self.f(np.asarray(x, dtype=float).ravel()))
+        self.calls += 1
+        if value < self.best:
+            self.best = value
+            self.trace.append((self.calls, value))
+        return value
+
+
+def available(solver: str) -> bool:
+    """Whether ``solver``'s library is installed (zeroopt's are always)."""
+    if solver in ZEROOPT_SOLVERS:
+        return True
+    return importlib.util.find_spec(PEERS[solver]) is not None
+
+
+def start_radius(x0: NDArray[np.float64], share: float = 0.1) -> float:
+    """The first step size every peer that takes one is given: Py-BOBYQA's default, ``share``·max(‖x0‖∞, 1)."""
+    return share * max(float(np.abs(x0).max()), 1.0)
+
+
+def _scalar(value: Any) -> float:
+    """``float`` that also takes a one-element array (numpy 2 refuses ``float`` of a 1-d array)."""
+    return float(np.asarray(value, dtype=float).reshape(-1)[0]) if np.size(value) == 1 else float(value)
+
+
+def _nevergrad(name: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> None:
+    import nevergrad as ng
+    from nevergrad.optimization import metamodel
+
+    # NGOpt's metamodel calls float() on a model's (1,)-shaped prediction, which numpy >= 2 refuses.
+    metamodel.float = _scalar  # type: ignore[attr-defined]
+
+    param = ng.p.Array(init=x0.copy())
+    param.random_state = np.random.RandomState(seed)
+    opt = ng.optimizers.registry[name](parametrization=param, budget=f.budget, num_workers=1)
+    while True:
+        cand = opt.ask()
+        opt.tell(cand, f(cand.value))
+
+
+def _pycma(f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> None:
+    import cma
+
+    opts = {"maxfevals": f.budget, "seed": seed + 1, "verbose": -9}  # cma draws a random seed for 0
+    handler = cma.NoiseHandler(len(x0)) if noisy else None
+    cma.fmin2(f, x0, start_radius(x0), opts, noise_handler=handler)
+
+
+def _scipy(method: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> None:
+    from scipy.optimize import minimize
+
+    options: dict[str, Any] = {"maxfev": f.budget}
+    if method == "COBYQA":
+        options["initial_tr_radius"] = start_radius(x0)
+    minimize(f, x0, method=method, options=options)
+
+
+def _pybobyqa(f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> None:
+    import pybobyqa
+
+    # Py-BOBYQA's restarts draw from numpy's global generator and take no seed: seeding it is the only way to repeat.
+    np.random.seed(seed)  # noqa: NPY002
+    pybobyqa.solve(f, x0, maxfun=f.budget, objfun_has_noise=noisy, rhobeg=start_radius(x0))
+
+
+def _zeroopt(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> None:
+    zeroopt.minimize(f, x0, solver=solver, budget=f.budget, seed=seed)
+
+
+def run(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> str:
+    """Run ``solver`` on ``f`` from ``x0`` until it stops or ``f`` refuses; return how it ended."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            if solver in ZEROOPT_SOLVERS:
+                _zeroopt(solver, f, x0, seed, noisy)
+            elif solver.startswith("ng-"):
+                _nevergrad(solver[3:], f, x0, seed, noisy)
+            elif solver == "pycma":
+                _pycma(f, x0, seed, noisy)
+            elif solver == "Py-BOBYQA":
+                _pybobyqa(f, x0, seed, noisy)
+            else:
+                _scipy(solver, f, x0, seed, noisy)
+        except BudgetSpent as spent:
+            return "time limit" if str(spent) == "time" else "budget"
+        except Exception as err:  # noqa: BLE001  (a peer's failure is a result: it ends its run)
+            spent_inside = isinstance(getattr(err, "__cause__", None), BudgetSpent) or f.calls >= f.budget
+            return "budget" if spent_inside else f"error: {type(err).__name__}: {err}"[:200]
+    return "stopped"

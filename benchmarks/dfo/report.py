@@ -1,0 +1,115 @@
+"""The pages: data and performance profiles per set and variant, as Markdown tables, PNG plots and a small JSON."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..pages import write_page
+from .peers import ZEROOPT_SOLVERS
+from .profiles import TAUS, area, data_profile, performance_profile, solve_times
+
+#: κ values the tables show (simplex gradients: evaluations / (n + 1)).
+SHOWN_KAPPAS = (1, 5, 10, 20, 50, 100, 200, 500, 1000)
+ALPHAS = (1, 2, 4, 8, 16, 32)
+
+
+def summarise(records: dict[str, dict[str, dict[str, Any]]], solvers: list[str], kappa_max: int) -> dict[str, Any]:
+    """Profiles of one variant's runs at every τ: ``{tau: {kappas, data, area, alphas, performance}}``."""
+    names = list(records)
+    dims = [next(iter(records[p].values()))["n"] for p in names]
+    f0 = {p: next(iter(records[p].values()))["f0"] for p in names}
+    runs = {p: {s: records[p][s]["trace"] for s in solvers if s in records[p]} for p in names}
+    kappas = np.arange(1, kappa_max + 1)
+    out: dict[str, Any] = {}
+    for tau in TAUS:
+        times = solve_times(runs, f0, tau, solvers)
+        dp = data_profile(times, dims, kappas)
+        pp = performance_profile(times, ALPHAS)
+        out[f"{tau:g}"] = {
+            "data": {s: [round(float(v), 4) for v in dp[j, [k - 1 for k in SHOWN_KAPPAS if k <= kappa_max]]]
+                     for j, s in enumerate(solvers)},
+            "area": {s: round(float(a), 4) for s, a in zip(solvers, area(dp), strict=True)},
+            "performance": {s: [round(float(v), 4) for v in pp[j]] for j, s in enumerate(solvers)},
+            "curve": dp,
+        }
+    out["kappas"] = [k for k in SHOWN_KAPPAS if k <= kappa_max]
+    out["f_low"] = {p: min((r["trace"][-1][1] for r in records[p].values() if r["trace"]), default=math.inf)
+                    for p in names}
+    out["endings"] = {s: sorted({records[p][s]["ending"][:40] for p in names if s in records[p]}) for s in solvers}
+    return out
+
+
+def plot(summaries: dict[str, dict[str, Any]], solvers: list[str], path: Path, title: str) -> Path:
+    """Data profiles: one row per variant, one column per τ."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variants = list(summaries)
+    fig, axes = plt.subplots(len(variants), len(TAUS), figsize=(4.2 * len(TAUS), 3.2 * len(variants)),
+                             squeeze=False, sharey=True)
+    colors = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(solvers), 2)))
+    for r, v in enumerate(variants):
+        for c, tau in enumerate(TAUS):
+            ax = axes[r][c]
+            curve = summaries[v][f"{tau:g}"]["curve"]
+            kappas = np.arange(1, curve.shape[1] + 1)
+            for j, s in enumerate(solvers):
+                ax.step(kappas, curve[j], where="post", color=colors[j], lw=2.2 if s in ZEROOPT_SOLVERS else 1.2,
+                        ls="-" if s in ZEROOPT_SOLVERS else "--", label=s)
+            ax.set_xscale("log")
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(f"{v}, τ = {tau:g}", fontsize=9)
+            ax.set_xlabel("κ (simplex gradients)", fontsize=8)
+    axes[0][0].set_ylabel("share solved")
+    axes[0][-1].legend(fontsize=6, loc="lower right")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path
+
+
+def _table(summary: dict[str, Any], tau: str, solvers: list[str]) -> list[str]:
+    kappas = summary["kappas"]
+    lines = ["| solver | " + " | ".join(f"κ={k}" for k in kappas) + " | area |",
+             "|---|" + "---|" * (len(kappas) + 1)]
+    best = max(summary[tau]["area"].values())
+    for s in sorted(solvers, key=lambda s: -summary[tau]["area"][s]):
+        a = summary[tau]["area"][s]
+        name = f"**{s}**" if s in ZEROOPT_SOLVERS else s
+        cells = " | ".join(f"{v:.2f}" for v in summary[tau]["data"][s])
+        lines.append(f"| {name} | {cells} | {a:.3f}{' (best)' if a == best else ''} |")
+    return lines
+
+
+def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, Any]], solvers: list[str],
+         notes: list[str], meta: dict[str, Any]) -> str:
+    """Write ``out`` (Markdown), its JSON and its PNG; return the text."""
+    png = plot(summaries, solvers, out.with_suffix(".png"), f"{set_name}: data profiles")
+    lines = [f"# DFO benchmark: {set_name}", "", "Produced by:", "", "```", command, "```", "", *notes, "",
+             f"![data profiles]({png.name})", ""]
+    for v, summ in summaries.items():
+        odd = {s: [e for e in ends if e not in ("budget", "stopped")] for s, ends in summ["endings"].items()}
+        lines += [f"- {v}: {s} ended some runs by {', '.join(e)}" for s, e in odd.items() if e]
+    for v, summ in summaries.items():
+        lines += [f"## {v}", ""]
+        for tau in (f"{t:g}" for t in TAUS):
+            lines += [f"Data profile d_s(κ) at τ = {tau} (area: mean over κ = 1…{meta['kappa_max']}):", "",
+                      *_table(summ, tau, solvers), ""]
+        perf = summ[f"{1e-3:g}"]["performance"]
+        lines += ["Performance profile ρ_s(α) at τ = 1e-3, α = " + ", ".join(map(str, ALPHAS)) + ":", "",
+                  "| solver | " + " | ".join(f"α={a}" for a in ALPHAS) + " |", "|---|" + "---|" * len(ALPHAS)]
+        lines += [f"| {s} | " + " | ".join(f"{x:.2f}" for x in perf[s]) + " |" for s in solvers]
+        lines.append("")
+    data = {"command": command, **meta, "solvers": solvers,
+            "variants": {v: {k: ({t: {kk: vv for kk, vv in d.items() if kk != "curve"} for t, d in s.items()
+                                  if isinstance(d, dict) and "curve" in d} if k == "taus" else s[k])
+                             for k in ("taus", "kappas", "f_low", "endings")} for v, s in summaries.items()}}
+    return write_page(out, lines, data)

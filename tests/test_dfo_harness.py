@@ -1,0 +1,68 @@
+"""The DFO benchmark's harness: the one counting wrapper, the profiles, and the quick preset end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks.dfo.__main__ import main
+from benchmarks.dfo.more_wild import problem
+from benchmarks.dfo.peers import BudgetSpent, Counted, available, run
+from benchmarks.dfo.profiles import data_profile, performance_profile, solve_time, solve_times
+
+
+def test_counted_refuses_past_the_budget_and_keeps_the_best() -> None:
+    f = Counted(lambda x: float(x @ x), budget=3)
+    assert [f(np.array([v])) for v in (2.0, 1.0, 3.0)] == [4.0, 1.0, 9.0]
+    with pytest.raises(BudgetSpent):
+        f(np.array([0.0]))
+    assert f.calls == 3 and f.best == 1.0 and f.trace == [(1, 4.0), (2, 1.0)]
+
+
+@pytest.mark.parametrize("solver", ["rgf", "sign", "Powell", "Nelder-Mead", "COBYQA", "ng-TBPSA", "pycma",
+                                    "Py-BOBYQA"])
+def test_every_solver_stays_within_the_budget(solver: str) -> None:
+    if not available(solver):
+        pytest.skip(f"{solver} is not installed")
+    p = problem(7)  # Rosenbrock, n = 2
+    f = Counted(p.copy(), budget=45)
+    ending = run(solver, f, p.x0.copy(), seed=0, noisy=False)
+    assert f.calls <= 45 and ending in ("budget", "stopped")
+    assert f.best < p(p.x0)
+
+
+def test_profiles() -> None:
+    runs = {"a": {"s": [[1, 10.0], [4, 1.0]], "t": [[1, 10.0], [2, 5.0], [9, 0.0]]},
+            "b": {"s": [[1, 3.0], [2, 0.0]], "t": [[1, 3.0]]}}
+    f0 = {"a": 10.0, "b": 3.0}
+    times = solve_times(runs, f0, 0.1, ["s", "t"])
+    # a: f_L = 0, goal 1.0 -> s at 4, t at 9; b: f_L = 0, goal 0.3 -> s at 2, t never
+    assert times.tolist() == [[4.0, 9.0], [2.0, math.inf]]
+    dp = data_profile(times, [2, 1], [1, 2, 3, 10])
+    assert dp.tolist() == [[0.5, 1.0, 1.0, 1.0], [0.0, 0.0, 0.5, 0.5]]
+    assert performance_profile(times, [1, 2, 3]).tolist() == [[1.0, 1.0, 1.0], [0.0, 0.0, 0.5]]
+    assert solve_time([[1, 5.0]], 5.0, 0.0, 0.5) == math.inf
+
+
+def test_quick_preset_writes_monotone_profiles(tmp_path) -> None:
+    argv = ["--quick", "--problems", "7,13", "--dims", "100", "--solvers", "rgf,coordinate,Nelder-Mead,Powell",
+            "--cache", str(tmp_path / "cache"),
+            "--out", str(tmp_path / "out"), "--set", "more-wild"]
+    assert main(argv) == 0
+    page = (tmp_path / "out" / "more-wild-quick.md").read_text()
+    assert "python -m benchmarks.dfo --quick" in page and "| **rgf** |" in page
+    assert (tmp_path / "out" / "more-wild-quick.png").stat().st_size > 1000
+    data = json.loads((tmp_path / "out" / "more-wild-quick.json").read_text())
+    assert set(data["variants"]) == {"smooth", "deterministic", "stochastic", "nondiff"}
+    for variant in data["variants"].values():
+        for tau in variant["taus"].values():
+            for curve in tau["data"].values():
+                assert all(0.0 <= v <= 1.0 for v in curve) and curve == sorted(curve)
+    cached = sorted((tmp_path / "cache").rglob("*.json"))
+    assert len(cached) == 4 * 2 * 4
+    mtimes = [c.stat().st_mtime_ns for c in cached]
+    assert main(argv) == 0  # a second invocation reads every run from the cache
+    assert [c.stat().st_mtime_ns for c in cached] == mtimes
