@@ -18,12 +18,17 @@ from typing import Literal
 
 import numpy as np
 
+from applications.image_folder import find_labels, load_image_folder
+
 __all__ = [
     "CIFAR10_CLASSES",
     "SHARED_ENV_VAR",
     "load_cifar10_lossless_samples",
     "load_cifar10_test_jpeg",
+    "IMAGENET_RESOLUTION",
     "load_higgs",
+    "load_image_folder",
+    "load_imagenet_val",
     "load_mnist_test",
     "shared_dir",
     "shared_path",
@@ -45,6 +50,9 @@ CIFAR10_CLASSES: tuple[str, ...] = (
     "ship",
     "truck",
 )
+
+#: Input side of the ImageNet models here (EfficientNet-Lite0): images are read at 256 then centre-cropped.
+IMAGENET_RESOLUTION = 224
 
 _IDX_IMAGES_MAGIC = 0x00000803  # unsigned byte data, 3 dimensions
 _IDX_LABELS_MAGIC = 0x00000801  # unsigned byte data, 1 dimension
@@ -343,3 +351,46 @@ def load_higgs(
     x_train, y_train = _load_higgs_file(train_path)
     x_test, y_test = _load_higgs_file(test_path)
     return x_train, y_train, x_test, y_test
+
+
+# ------------------------------------------------------------------------------------------------ ImageNet
+
+
+def load_imagenet_val(
+    root: str | os.PathLike[str] | None = None, resolution: int = IMAGENET_RESOLUTION, *, limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Load the shared ImageNet validation images (or any image folder) at a model's resolution.
+
+    Parameters
+    ----------
+    root
+        Folder holding ``val_labels.txt`` (or ``labels.txt``) and the images, in ``root/val`` or ``root``
+        itself; default ``shared_dir()/data/imagenet`` (the first 50 ILSVRC2012 validation images).
+    resolution
+        The model's input side ``r``: the shorter side is resized to ``round(256 r / 224)`` (bilinear), then
+        the centre ``r x r`` is kept (:func:`applications.image_folder.preprocess`).
+    limit
+        Read only the first ``limit`` images listed.
+
+    Returns
+    -------
+    x : numpy.ndarray
+        ``float32``, shape ``(N, 3, r, r)``, RGB pixels / 255 in ``[0, 1]``, NCHW.
+    y : numpy.ndarray
+        ``int64``, shape ``(N,)``, class indices 0..999 in the usual (PyTorch/Caffe) order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder, its labels file or a listed image is missing.
+    ValueError
+        If the labels file is malformed or an image cannot be read.
+    """
+    folder = shared_dir() / "data" / "imagenet" if root is None else Path(root)
+    if not folder.is_dir():
+        raise FileNotFoundError(_missing_message(folder, from_shared=root is None))
+    found = find_labels(folder)
+    if found is None:
+        raise FileNotFoundError(f"{folder} holds no labels file (val_labels.txt or labels.txt: '<image> <class>' "
+                                "per line)")
+    return load_image_folder(*found, resolution, limit=limit)

@@ -3,7 +3,10 @@
 Accepted forms of ``spec`` (see :func:`load_data`):
 
 * ``digits`` (scikit-learn's bundled 8×8 digits, the test split of :mod:`applications.digits`; no download),
-  ``mnist``, ``cifar10`` (the JPEG copies) and ``higgs`` (the test rows) from the shared folder;
+  ``mnist``, ``cifar10`` (the JPEG copies), ``higgs`` (the test rows) and ``imagenet`` (the 50 validation
+  images, at 224 × 224) from the shared folder;
+* a folder of images with a labels file ``val_labels.txt`` or ``labels.txt`` (``<image file> <class>`` per line;
+  images in ``val/`` or beside it), read as ImageNet's are (:func:`applications.datasets.load_imagenet_val`);
 * a folder holding MNIST's IDX files ``t10k-images-idx3-ubyte[.gz]`` and ``t10k-labels-idx1-ubyte[.gz]``;
 * an ``.npz`` file with arrays ``x`` (inputs, batch first) and ``y`` (integer labels);
 * a ``.csv`` file with the label in the first column and the features after it (HIGGS's layout);
@@ -20,7 +23,7 @@ import numpy as np
 
 __all__ = ["BUILTIN_DATA", "Dataset", "load_data"]
 
-BUILTIN_DATA = ("digits", "mnist", "cifar10", "higgs")
+BUILTIN_DATA = ("digits", "mnist", "cifar10", "higgs", "imagenet")
 LIBSVM_SUFFIXES = (".svm", ".libsvm", ".svmlight")
 
 
@@ -57,6 +60,9 @@ def _builtin(name: str) -> Dataset:
         return Dataset(name, x, y, (0.0, 1.0))
     if name == "cifar10":
         x, y = datasets.load_cifar10_test_jpeg()
+        return Dataset(name, x, y, (0.0, 1.0))
+    if name == "imagenet":
+        x, y = datasets.load_imagenet_val()
         return Dataset(name, x, y, (0.0, 1.0))
     x_train, _, x, y = datasets.load_higgs()
     return Dataset(name, x.astype(np.float32), y, _tabular_bounds(x_train))
@@ -102,9 +108,10 @@ def load_data(spec: str, *, bounds: tuple[float, float] | None = None) -> Datase
 def _from_path(path: Path) -> Dataset:
     name = str(path)
     if path.is_dir():
-        from applications.datasets import load_mnist_test
+        from applications.datasets import load_imagenet_val, load_mnist_test
+        from applications.image_folder import find_labels
 
-        x, y = load_mnist_test(path)
+        x, y = load_imagenet_val(path) if find_labels(path) is not None else load_mnist_test(path)
         return Dataset(name, x, y, (0.0, 1.0))
     suffix = path.suffix.lower()
     if suffix == ".npz":
@@ -123,8 +130,8 @@ def _from_path(path: Path) -> Dataset:
         x, y = load_svmlight_file(str(path))
         return _labelled_table(name, np.asarray(x.todense()), y)
     raise ValueError(
-        f"{path}: unknown data format {suffix!r}; use a folder of IDX files, .npz (x, y), .csv (label first) "
-        f"or LibSVM ({', '.join(LIBSVM_SUFFIXES)})"
+        f"{path}: unknown data format {suffix!r}; use a folder of images with labels.txt, a folder of IDX files, "
+        f".npz (x, y), .csv (label first) or LibSVM ({', '.join(LIBSVM_SUFFIXES)})"
     )
 
 
