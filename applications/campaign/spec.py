@@ -251,7 +251,8 @@ def _check_types(c: Campaign) -> None:
 
 
 def _default_data(models: list[str]) -> str:
-    defaults = {"digits-cnn": "digits", "digits-lgbm": "digits", "mnist-cnn": "mnist", "cifar-resnet20": "cifar10"}
+    defaults = {"digits-cnn": "digits", "digits-lgbm": "digits", "mnist-cnn": "mnist", "cifar-resnet20": "cifar10",
+                "imagenet-effnet-lite0": "imagenet"}
     for m in models:
         if m in defaults:
             return defaults[m]

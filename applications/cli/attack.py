@@ -18,13 +18,13 @@ def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The options shared by ``attack`` and ``campaign`` (on the command line they override the TOML file)."""
     options = [
         click.option("--model", "-m", "models", multiple=True, metavar="SPEC",
-                     help="built-in (digits-cnn, digits-lgbm, mnist-cnn, cifar-resnet20), weights file with --arch, "
-                          "LightGBM model file, or module:function; repeat for several"),
+                     help="built-in (digits-cnn, digits-lgbm, mnist-cnn, cifar-resnet20, imagenet-effnet-lite0), "
+                          "weights file with --arch, LightGBM model file, or module:function; repeat for several"),
         click.option("--arch", default=None,
                      help="architecture of weights files: mnist-cnn, cifar-resnet20, digits-cnn"),
         click.option("--data", "-d", default=None, metavar="SPEC",
-                     help="digits, mnist, cifar10, higgs, or a path (IDX folder, .npz, .csv, LibSVM); default: the "
-                          "first built-in model's dataset"),
+                     help="digits, mnist, cifar10, higgs, imagenet, or a path (image folder with labels.txt, IDX "
+                          "folder, .npz, .csv, LibSVM); default: the first built-in model's dataset"),
         click.option("--n", "-n", type=click.IntRange(min=1), default=None, help="attack the first N inputs [20]"),
         click.option("--inputs", default=None, metavar="IDS", help="input ids instead of --n, e.g. 0,3,10-19"),
         click.option("--solver", "-s", "solvers", multiple=True,
