@@ -98,6 +98,7 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
     for v, summ in summaries.items():
         odd = {s: [e for e in ends if e not in ("budget", "stopped")] for s, ends in summ["endings"].items()}
         lines += [f"- {v}: {s} ended some runs by {', '.join(e)}" for s, e in odd.items() if e]
+    lines += goals(set_name, summaries, solvers)
     for v, summ in summaries.items():
         lines += [f"## {v}", ""]
         for tau in (f"{t:g}" for t in TAUS):
@@ -113,3 +114,37 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
                                   if isinstance(d, dict) and "curve" in d} if k == "taus" else s[k])
                              for k in ("taus", "kappas", "f_low", "endings")} for v, s in summaries.items()}}
     return write_page(out, lines, data)
+
+
+def goals(set_name: str, summaries: dict[str, dict[str, Any]], solvers: list[str], tau: float = 1e-3,
+          kappa_from: int = 5, share: float = 0.9) -> list[str]:
+    """The issue's goals, measured: on the high-dimensional set zeroopt's best solver's data profile at or above
+    every peer's for κ ≥ ``kappa_from``; on Moré–Wild's noisy variants its area within ``1 - share`` of the best
+    peer's."""
+    ours = [s for s in solvers if s in ZEROOPT_SOLVERS]
+    peers = [s for s in solvers if s not in ZEROOPT_SOLVERS]
+    lines = [f"## Goals (τ = {tau:g})", ""]
+    if not ours or not peers:
+        return []
+    for v, summ in summaries.items():
+        t = summ[f"{tau:g}"]
+        best_ours = max(ours, key=lambda s: t["area"][s])
+        best_peer = max(peers, key=lambda s: t["area"][s])
+        ratio = t["area"][best_ours] / t["area"][best_peer] if t["area"][best_peer] > 0 else math.inf
+        head = (f"- {v}: zeroopt's best {best_ours} area {t['area'][best_ours]:.3f}, best peer {best_peer} "
+                f"{t['area'][best_peer]:.3f} (ratio {ratio:.2f})")
+        if set_name == "highdim":
+            curve = t["curve"]
+            z = solvers.index(best_ours)
+            worst = min(((k, p, curve[z, k - 1] - curve[solvers.index(p), k - 1])
+                         for k in range(kappa_from, curve.shape[1] + 1) for p in peers), key=lambda r: r[2])
+            met = worst[2] >= 0
+            lines.append(f"{head}; at or above every peer for κ = {kappa_from}…{curve.shape[1]}: "
+                         f"{'met' if met else 'not met'} (smallest margin {worst[2]:+.2f}, vs {worst[1]} at κ = "
+                         f"{worst[0]})")
+        elif v in ("deterministic", "stochastic"):
+            lines.append(f"{head}; within {1 - share:.0%} of the best peer's area: "
+                         f"{'met' if ratio >= share else 'not met'}")
+        else:
+            lines.append(head)
+    return [*lines, ""]
