@@ -1,7 +1,8 @@
 """The experiments of the suite: which model, which inputs, which budgets.
 
 Each experiment fixes a model, a seeded selection of correctly classified inputs, the adversarial criterion
-(untargeted, or targeted with target = (y0 + 1) mod 10), and a :class:`Plan`: how many inputs our solvers and
+(untargeted, or targeted with target = (y0 + 1) mod 10; ImageNet's rule is in
+:mod:`benchmarks.imagenet_experiments`), and a :class:`Plan`: how many inputs our solvers and
 the peers attack, the budget columns of its table, and a longer budget on the first few inputs. Every attack
 runs each input once at that input's largest budget; smaller budgets are read from the monitor trace.
 """
@@ -25,7 +26,7 @@ from benchmarks.paper_reference import PAPER_GBDT, REFERENCE
 
 NAMES = (
     "mnist-untargeted", "mnist-targeted", "cifar-untargeted", "cifar-targeted", "gbdt-higgs", "gbdt-mnist",
-    "gbdt-higgs-box",
+    "gbdt-higgs-box", "imagenet-untargeted", "imagenet-targeted",
 )
 START_POOL = 100  # target-class examples offered to targeted attacks (the reference code draws 100)
 
@@ -261,6 +262,10 @@ def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100, torch_device
     """Materialise an experiment by name (one of :data:`NAMES`); torch models are put on ``torch_device``."""
     if name not in NAMES:
         raise ValueError(f"unknown experiment {name!r}; choose from {', '.join(NAMES)}")
+    if name.startswith("imagenet"):
+        from benchmarks.imagenet_experiments import build_imagenet  # its own module: it imports this one
+
+        return build_imagenet(name, plan, seed, torch_device)
     n_select = max(plan.n_ours, plan.n_peers)
     rng = _rng(seed, name.split("-")[0])  # untargeted and targeted variants attack the same inputs
     if name.startswith("gbdt"):

@@ -69,7 +69,7 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
         elif w == "art-signopt":
             candidates.append(ArtSignOPT())
         elif w == "art-geoda":
-            candidates.append(ArtGeoDA())
+            candidates.append(ArtGeoDA(sub_dim=exp.facts.get("geoda_sub_dim")))  # ImageNet: its authors' 75
         elif w == "fb-boundary":
             candidates.append(FoolboxDecision(*BOUNDARY))
         elif w == "fb-hsja":

@@ -25,6 +25,9 @@ from __future__ import annotations
 from benchmarks.experiments import PAPER_GBDT, Plan
 
 MNIST_BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000)
+#: ImageNet's budgets on a CPU (EfficientNet-Lite0 evaluates 10-25 images/s here); ``full`` adds 5k-20k for a GPU.
+IMAGENET_BUDGETS = (250, 500, 1000, 2000)
+IMAGENET_GPU_BUDGETS = (*IMAGENET_BUDGETS, 5000, 10000, 20000)
 
 PRESETS: dict[str, dict[str, Plan]] = {
     "quick": {
@@ -35,6 +38,8 @@ PRESETS: dict[str, dict[str, Plan]] = {
         "gbdt-higgs": Plan(2, 2, (250, 500, 1000)),
         "gbdt-higgs-box": Plan(2, 2, (250, 500, 1000)),
         "gbdt-mnist": Plan(1, 1, (250, 500, 1000)),
+        "imagenet-untargeted": Plan(1, 1, (250,)),
+        "imagenet-targeted": Plan(1, 1, (250,)),
     },
     "default": {
         "mnist-untargeted": Plan(10, 5, MNIST_BUDGETS, n_long=2, long_budget=50000),
@@ -44,6 +49,8 @@ PRESETS: dict[str, dict[str, Plan]] = {
         "gbdt-higgs": Plan(10, 5, PAPER_GBDT["gbdt-higgs"]["queries"]),
         "gbdt-higgs-box": Plan(10, 5, PAPER_GBDT["gbdt-higgs"]["queries"]),
         "gbdt-mnist": Plan(10, 5, PAPER_GBDT["gbdt-mnist"]["queries"]),
+        "imagenet-untargeted": Plan(10, 10, IMAGENET_BUDGETS),
+        "imagenet-targeted": Plan(10, 10, IMAGENET_BUDGETS),
     },
     "full": {
         "mnist-untargeted": Plan(100, 20, MNIST_BUDGETS, n_long=20, long_budget=50000),
@@ -53,6 +60,8 @@ PRESETS: dict[str, dict[str, Plan]] = {
         "gbdt-higgs": Plan(50, 20, PAPER_GBDT["gbdt-higgs"]["queries"]),
         "gbdt-higgs-box": Plan(50, 20, PAPER_GBDT["gbdt-higgs"]["queries"]),
         "gbdt-mnist": Plan(50, 20, PAPER_GBDT["gbdt-mnist"]["queries"]),
+        "imagenet-untargeted": Plan(10, 10, IMAGENET_GPU_BUDGETS),
+        "imagenet-targeted": Plan(10, 10, IMAGENET_GPU_BUDGETS),
     },
 }
 
@@ -75,6 +84,10 @@ RATES: dict[str, dict[str, float]] = {
     "gbdt": {"ours-sign-growing": 2400, "ours": 12000, "art-hsj": 18000, "art-signopt": 4300, "fb-boundary": 5700,
              "fb-hsja": 9400},
 }
+# ImageNet (EfficientNet-Lite0, one torch thread, 2-core machine shared with other jobs): the quick preset's runs,
+# one input at 250 queries. HopSkipJump's 100-image batches are slower per image than single ones on this CPU;
+# GeoDA multiplies a 50,176 x 5,625 DCT basis (224², sub-dimension 75) per batch of probes.
+RATES["imagenet"] = {"ours": 15, "art-hsj": 7, "art-signopt": 20, "fb-hsja": 19, "art-geoda": 3}
 CW_SECONDS = {"mnist": (40.0, 10.0), "cifar": (60.0, 20.0)}  # (fixed, per input) for 9 x 1000 steps
 
 

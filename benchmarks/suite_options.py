@@ -25,6 +25,7 @@ PARTS = {
     "mnist": ("mnist-untargeted", "mnist-targeted"),
     "cifar": ("cifar-untargeted", "cifar-targeted"),
     "gbdt": ("gbdt-higgs", "gbdt-mnist"),
+    "imagenet": ("imagenet-untargeted", "imagenet-targeted"),  # not in --parts' default: a CPU run takes hours
 }
 PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cw-l2")
 
@@ -58,7 +59,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--results-dir", type=Path, default=RESULTS, help=f"tables and plots (default {RESULTS})")
     p.add_argument("--db", type=Path, default=None,
                    help="database of the per-run records (default ~/.cache/zeroopt/results.sqlite)")
-    p.add_argument("--parts", default="mnist,cifar,gbdt,speed", help="comma list of mnist, cifar, gbdt, speed")
+    p.add_argument("--parts", default="mnist,cifar,gbdt,speed",
+                   help="comma list of mnist, cifar, gbdt, imagenet, speed")
     p.add_argument("--experiments", default=None, help=f"comma list among {', '.join(NAMES)} (overrides --parts)")
     p.add_argument("--attacks", default=None,
                    help=f"comma list among ours, ours-<solver>, {', '.join(PEERS + PLANNED_PEERS)}")

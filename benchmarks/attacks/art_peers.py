@@ -155,14 +155,18 @@ def _inside(folder: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def _geoda_basis(sub_dim: int, res: int) -> np.ndarray:
+def _geoda_basis(sub_dim: int, res: int, dtype: type = np.float64) -> np.ndarray:
     """The ``(res², sub_dim²)`` 2-D DCT basis ART's GeoDA builds (row ``u·sub_dim + v`` is cos_u(x)·cos_v(y),
     orthonormal DCT-II), made here because ART 1.20 builds it with ``np.mat``, which NumPy 2 removed; GeoDA loads
-    a saved one instead of building it."""
+    a saved one instead of building it. Computed in float64 one frequency ``u`` at a time and stored as ``dtype``:
+    the suite saves float32, the type GeoDA casts it to on loading (at 224² and ``sub_dim`` 75 that is 1.1 GB)."""
     n = max(res, sub_dim)
     k, x = np.arange(sub_dim)[:, None], np.arange(res)[None, :]
     cos = np.sqrt(np.where(k == 0, 1.0, 2.0) / n) * np.cos((2 * x + 1) * k * np.pi / (2 * n))  # (sub_dim, res)
-    return np.einsum("vy,ux->uvyx", cos, cos).reshape(sub_dim * sub_dim, res * res).T
+    out = np.empty((sub_dim, sub_dim, res, res), dtype=dtype)
+    for u in range(sub_dim):
+        out[u] = np.einsum("vy,x->vyx", cos, cos[u])
+    return out.reshape(sub_dim * sub_dim, res * res).T
 
 
 #: ART's GeoDA plans at least this many queries: below 300 its schedule has no iteration (it fails on an empty
@@ -196,6 +200,7 @@ class ArtGeoDA:
     hard_budget: bool = False
     batch_size: int = 64
     bin_search_tol: float = GEODA_BIN_SEARCH_TOL
+    sub_dim: int | None = None  # the DCT block's side; None: ART's default, 10
 
     def unavailable(self) -> str | None:
         return _art_missing()
@@ -226,13 +231,14 @@ class ArtGeoDA:
             max_iter=max(budget, GEODA_MIN_PLAN),
             bin_search_tol=self.bin_search_tol,
             verbose=False,
+            **({} if self.sub_dim is None else {"sub_dim": self.sub_dim}),
         )
         try:
             with _inside(Path.home() / ".cache" / "zeroopt" / "art-geoda"):
                 res = batch.x0.shape[-1]
                 basis = Path(f"2d_dct_basis_{attack.sub_dim}_{res}.npy")  # the name GeoDA looks for
                 if not basis.exists():
-                    np.save(basis, _geoda_basis(attack.sub_dim, res))
+                    np.save(basis, _geoda_basis(attack.sub_dim, res, np.float32))
                 x_adv = attack.generate(batch.x0, y=one_hot(batch.y0, batch.n_classes))
         except BudgetExhausted:
             return [Reported(note="stopped by the monitor at the budget")]
