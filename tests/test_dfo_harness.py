@@ -58,9 +58,11 @@ def test_quick_preset_writes_monotone_profiles(tmp_path) -> None:
     data = json.loads((tmp_path / "out" / "more-wild-quick.json").read_text())
     assert set(data["variants"]) == {"smooth", "deterministic", "stochastic", "nondiff"}
     for variant in data["variants"].values():
-        for tau in variant["taus"].values():
-            for curve in tau["data"].values():
-                assert all(0.0 <= v <= 1.0 for v in curve) and curve == sorted(curve)
+        assert set(variant["area"]) == {"0.1", "0.001", "1e-05"}
+        for curve in variant["data_1e-3"].values():
+            assert all(0.0 <= v <= 1.0 for v in curve) and curve == sorted(curve)
+        for tau in ("0.1", "0.001"):  # a looser tolerance is passed sooner
+            assert all(variant["area"][tau][s] >= variant["area"]["1e-05"][s] for s in variant["area"][tau])
     cached = sorted((tmp_path / "cache").rglob("*.json"))
     assert len(cached) == 4 * 2 * 4
     mtimes = [c.stat().st_mtime_ns for c in cached]

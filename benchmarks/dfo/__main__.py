@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         summaries = {v: summarise(records[v], list(plan.solvers), plan.kappa_max) for v in variants}
         name = f"{set_name}{'-quick' if args.quick else ''}.md"
         page(args.out / name, set_name, command, summaries, list(plan.solvers), notes_set,
-             {"kappa_max": plan.kappa_max, "problems": {v: list(records[v]) for v in variants}})
+             {"kappa_max": plan.kappa_max})
     return 0
 
 

@@ -30,14 +30,14 @@ def summarise(records: dict[str, dict[str, dict[str, Any]]], solvers: list[str],
         dp = data_profile(times, dims, kappas)
         pp = performance_profile(times, ALPHAS)
         out[f"{tau:g}"] = {
-            "data": {s: [round(float(v), 4) for v in dp[j, [k - 1 for k in SHOWN_KAPPAS if k <= kappa_max]]]
+            "data": {s: [round(float(v), 3) for v in dp[j, [k - 1 for k in SHOWN_KAPPAS if k <= kappa_max]]]
                      for j, s in enumerate(solvers)},
-            "area": {s: round(float(a), 4) for s, a in zip(solvers, area(dp), strict=True)},
-            "performance": {s: [round(float(v), 4) for v in pp[j]] for j, s in enumerate(solvers)},
+            "area": {s: round(float(a), 3) for s, a in zip(solvers, area(dp), strict=True)},
+            "performance": {s: [round(float(v), 2) for v in pp[j]] for j, s in enumerate(solvers)},
             "curve": dp,
         }
     out["kappas"] = [k for k in SHOWN_KAPPAS if k <= kappa_max]
-    out["f_low"] = {p: min((r["trace"][-1][1] for r in records[p].values() if r["trace"]), default=math.inf)
+    out["f_low"] = {p: float(f"{min((r['trace'][-1][1] for r in records[p].values() if r['trace']), default=0):.4g}")
                     for p in names}
     out["endings"] = {s: sorted({records[p][s]["ending"][:40] for p in names if s in records[p]}) for s in solvers}
     return out
@@ -71,8 +71,12 @@ def plot(summaries: dict[str, dict[str, Any]], solvers: list[str], path: Path, t
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
+    fig.savefig(path, dpi=48)
     plt.close(fig)
+    from PIL import Image
+
+    # A 16-colour palette keeps the figure small enough for the tracked results tree's size limit.
+    Image.open(path).convert("RGB").quantize(16).save(path, optimize=True)
     return path
 
 
@@ -101,18 +105,21 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
     lines += goals(set_name, summaries, solvers)
     for v, summ in summaries.items():
         lines += [f"## {v}", ""]
-        for tau in (f"{t:g}" for t in TAUS):
-            lines += [f"Data profile d_s(κ) at τ = {tau} (area: mean over κ = 1…{meta['kappa_max']}):", "",
-                      *_table(summ, tau, solvers), ""]
+        lines += [f"Data profile d_s(κ) at τ = 1e-3 (area: mean over κ = 1…{meta['kappa_max']}):", "",
+                  *_table(summ, f"{1e-3:g}", solvers), ""]
+        for tau in (f"{t:g}" for t in TAUS if t != 1e-3):
+            areas = sorted(summ[tau]["area"].items(), key=lambda kv: -kv[1])
+            lines += [f"Area at τ = {tau}: " + ", ".join(f"{s} {a:.3f}" for s, a in areas), ""]
         perf = summ[f"{1e-3:g}"]["performance"]
         lines += ["Performance profile ρ_s(α) at τ = 1e-3, α = " + ", ".join(map(str, ALPHAS)) + ":", "",
                   "| solver | " + " | ".join(f"α={a}" for a in ALPHAS) + " |", "|---|" + "---|" * len(ALPHAS)]
-        lines += [f"| {s} | " + " | ".join(f"{x:.2f}" for x in perf[s]) + " |" for s in solvers]
+        lines += [f"| {s} | " + " | ".join(f"{x:.2f}" for x in perf[s]) + " |" for s in solvers
+                  if max(perf[s]) > 0]
         lines.append("")
-    data = {"command": command, **meta, "solvers": solvers,
-            "variants": {v: {k: ({t: {kk: vv for kk, vv in d.items() if kk != "curve"} for t, d in s.items()
-                                  if isinstance(d, dict) and "curve" in d} if k == "taus" else s[k])
-                             for k in ("taus", "kappas", "f_low", "endings")} for v, s in summaries.items()}}
+    # The JSON keeps what the goals read (areas at every τ, the τ = 1e-3 profile at the shown κ); the page the rest.
+    data = {"command": command, **meta, "solvers": solvers, "kappas": next(iter(summaries.values()))["kappas"],
+            "variants": {v: {"area": {f"{t:g}": s[f"{t:g}"]["area"] for t in TAUS},
+                             "data_1e-3": s[f"{1e-3:g}"]["data"]} for v, s in summaries.items()}}
     return write_page(out, lines, data)
 
 
