@@ -21,6 +21,7 @@ MODULES = {
     "quality": ("hardlabel_quality", "MNIST quality of our solvers vs the paper's bars"),
     "speed": ("hardlabel_speed", "attack queries/s vs the model's forward throughput"),
     "campaign-scaling": ("campaign_scaling", "throughput of one campaign on the local and Ray executors"),
+    "overhead": ("overhead", "the attacks' own cost per query beside a nearly free model, ours and the peers'"),
     "dfo": ("dfo", "zeroopt beside nevergrad, pycma, COBYQA, BOBYQA on the Moré–Wild set: data profiles"),
 }
 
