@@ -102,6 +102,8 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
     for v, summ in summaries.items():
         odd = {s: [e for e in ends if e not in ("budget", "stopped")] for s, ends in summ["endings"].items()}
         lines += [f"- {v}: {s} ended some runs by {', '.join(e)}" for s, e in odd.items() if e]
+    if lines[-1].startswith("- "):
+        lines.append("")
     lines += goals(set_name, summaries, solvers)
     for v, summ in summaries.items():
         lines += [f"## {v}", ""]
