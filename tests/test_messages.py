@@ -32,6 +32,9 @@ def test_a_bad_seed_is_named_alike_in_minimize_and_attack(seed: object, kind: ty
     with pytest.raises(kind, match="seed must be a non-negative integer") as in_minimize:
         zeroopt.minimize(lambda z: float(z @ z), np.ones(2), budget=50, seed=seed)
     assert says in str(in_minimize.value)
+    with pytest.raises(kind, match="seed must be a non-negative integer") as in_ask_tell:
+        zeroopt.ask_tell("rgf", np.ones(2), budget=50, seed=seed)
+    assert str(in_ask_tell.value) == str(in_minimize.value)
     x = np.repeat(X, 2, axis=0)
     with pytest.raises(kind, match="seed") as in_attack:
         attack(model, x, [0, 0], budget=50, seed=seed)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .checks import check_budget, check_callbacks, check_max_iter, check_target, check_x0
+from .checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from .driver import RunGenerator, run_solver
 from .faults import Abort, abort_run
 from .oracle import Compare, Evaluate, Oracle, Request, Response
@@ -210,6 +210,7 @@ def ask_tell(
     max_iter, target = check_max_iter(max_iter), check_target(target)
     callbacks_list = check_callbacks(callbacks)
     built = make_solver(solver, SolverContext(dim=x.size, lipschitz=None, shape=x.shape), **options)
+    seed = check_seed(seed)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     run = run_solver(built, x.ravel(), rng=rng, max_iter=max_iter, target=target, callbacks=callbacks_list,
                      shape=x.shape)
