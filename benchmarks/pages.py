@@ -15,8 +15,8 @@ def command_line(module: str, argv: list[str] | None) -> str:
 
     Examples
     --------
-    >>> command_line("basins", ["--tag", "a b"])
-    "python -m benchmarks.basins --tag 'a b'"
+    >>> command_line("studies.basins", ["--tag", "a b"])
+    "python -m benchmarks.studies.basins --tag 'a b'"
     """
     return f"python -m benchmarks.{module} " + shlex.join(sys.argv[1:] if argv is None else argv)
 

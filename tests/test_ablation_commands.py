@@ -1,11 +1,11 @@
-"""benchmarks.ablation names, on its page, commands that remake every run the page shows."""
+"""benchmarks.studies.ablation names, on its page, commands that remake every run the page shows."""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
 
-from benchmarks.ablation import VARIANTS, _slug, main, remake_commands
+from benchmarks.studies.ablation import VARIANTS, _slug, main, remake_commands
 
 
 def _run(exp: str, variant: str, seed: int, n: int = 20, budget: int = 20000) -> dict:
@@ -13,7 +13,7 @@ def _run(exp: str, variant: str, seed: int, n: int = 20, budget: int = 20000) ->
 
 
 def _cache_name(rec: dict) -> str:
-    """The file name under which benchmarks.ablation looks a run up in its cache."""
+    """The file name under which benchmarks.studies.ablation looks a run up in its cache."""
     key = f"{rec['experiment']}__{rec['variant']}__n{rec['n']}__b{rec['budget']}__s{rec['seed']}"
     return _slug(key.replace(" ", "_").replace("/", "-")) + ".json"
 
@@ -66,7 +66,7 @@ def test_the_page_lists_the_commands_of_its_cached_runs(tmp_path: Path) -> None:
     main(["--experiments", "mnist-untargeted", "--n", "2", "--budget", "300", "--variants",
           ",".join(list(VARIANTS)[:2]), "--out", str(tmp_path), "--no-plots"])
     page = (tmp_path / "README.md").read_text()
-    (listed,) = [line for line in page.splitlines() if line.startswith("- `python -m benchmarks.ablation")]
+    (listed,) = [line for line in page.splitlines() if line.startswith("- `python -m benchmarks.studies.ablation")]
     assert _made_by(listed.strip("- `")) == {("mnist-untargeted", v, 2, 300, 0) for v in list(VARIANTS)[:2]}
 
 

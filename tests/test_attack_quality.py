@@ -1,9 +1,9 @@
 """The attack's quality against a known optimum, and the labels of what it returns.
 
 Linear models (binary and 4-class, d = 64) whose minimal L2 adversarial distance is known exactly
-(:mod:`benchmarks.linear_optimum`); every registered solver runs with the attack's own defaults at a budget
+(:mod:`benchmarks.studies.linear_optimum`); every registered solver runs with the attack's own defaults at a budget
 where it completes at least ``MIN_ITERATIONS`` solver iterations, and the median ratio found / optimal must
-stay under a bound set a small margin above what ``python -m benchmarks.linear_optimum`` measured over ten
+stay under a bound set a small margin above what ``python -m benchmarks.studies.linear_optimum`` measured over ten
 seeds (``benchmarks/results/attack_quality.md``).
 
 A model whose decision depends on how many inputs share a call (as the MNIST CNN's logits do on a CPU, by
@@ -18,7 +18,7 @@ import pytest
 
 import zeroopt
 from applications.hardlabel import attack
-from benchmarks.linear_optimum import BUDGET, DIM, found_over_optimal
+from benchmarks.studies.linear_optimum import BUDGET, DIM, found_over_optimal
 
 MIN_ITERATIONS = 10
 SEED = 0
@@ -26,7 +26,7 @@ SEED = 0
 # (seed 0 / largest median over seeds 0-9, binary and 4-class): coordinate 1.003-1.006 / 1.015, rgf 1.007-1.008
 # / 1.013, rgf-fixed 1.30-1.34 / 1.53, sign 1.0010 / 1.0011 (the re-check's 0.1% included).
 # rgf-fixed and sign-growing re-measured with the cheap start (the attack's default since the efficiency
-# parts; `python -m benchmarks.linear_optimum --seeds 4 --solvers rgf-fixed,sign-growing`): rgf-fixed's
+# parts; `python -m benchmarks.studies.linear_optimum --seeds 4 --solvers rgf-fixed,sign-growing`): rgf-fixed's
 # fixed theory step goes less far from the cheap start's direction (max median 3.13 over seeds; 1.53 with the
 # reference start), sign-growing reaches 1.0011 on seed 0 (max over seeds 1.084, one 4-class seed).
 MEDIAN_RATIO_BOUND = {"coordinate": 1.02, "rgf": 1.02, "rgf-fixed": 3.3, "sign": 1.003, "sign-growing": 1.10}
@@ -37,13 +37,13 @@ MEDIAN_RATIO_BOUND = {"coordinate": 1.02, "rgf": 1.02, "rgf-fixed": 3.3, "sign":
 def test_attack_reaches_the_known_optimum(solver: str, n_classes: int) -> None:
     if solver not in MEDIAN_RATIO_BOUND:
         pytest.fail(f"no quality bound for the new solver {solver!r}: measure it (python -m "
-                    "benchmarks.linear_optimum) and add a bound a small margin above to MEDIAN_RATIO_BOUND")
+                    "benchmarks.studies.linear_optimum) and add a bound a small margin above to MEDIAN_RATIO_BOUND")
     ratio, res, _ = found_over_optimal(solver, n_classes, SEED)
     assert np.all(np.isfinite(ratio)), f"{solver}: some returned points are not adversarial: {res.summary()}"
     iterations = [r.iterations for r in res.solver_results]
     assert min(iterations) >= MIN_ITERATIONS, (
         f"{solver} completed only {min(iterations)} iterations at budget {BUDGET}: the test no longer measures "
-        "the solver; raise BUDGET in benchmarks/linear_optimum.py"
+        "the solver; raise BUDGET in benchmarks/studies/linear_optimum.py"
     )
     # No point can beat the optimum (a looser "adversarial" than the model's, or a wrong distance, would).
     assert ratio.min() >= 1.0 - 1e-6, f"{solver} returned a point closer than the optimum: {ratio.min()}"

@@ -361,7 +361,7 @@ def test_parallel_tasks_skip_stored_runs_and_return_only_new_ones(
 
 
 def test_ablation_pairs_inputs_and_leaves_failures_out_of_the_ratio() -> None:
-    from benchmarks.ablation import paired
+    from benchmarks.studies.ablation import paired
 
     ref = {"distortion_at": {"1000": [1.0, 2.0, 4.0, np.inf, 1e-4]}}
     other = {"distortion_at": {"1000": [0.5, 2.0, 8.0, 1.0, 1e-1]}}

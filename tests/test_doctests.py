@@ -14,7 +14,7 @@ import pytest
      "zeroopt.momentum", "zeroopt.history_subspace",
      "applications.hardlabel.attack",
      "applications.hardlabel.bounds", "applications.trees.exact",
-     "applications.trees.thresholds", "theory.figures", "theory.storage", "benchmarks.basins",
+     "applications.trees.thresholds", "theory.figures", "theory.storage", "benchmarks.studies.basins",
      "benchmarks.pages"],
 )
 def test_docstring_examples(name: str) -> None:

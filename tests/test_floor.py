@@ -1,10 +1,10 @@
-"""benchmarks.floor on a headline table whose answer is known."""
+"""benchmarks.studies.floor on a headline table whose answer is known."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks.floor import floor_rows
+from benchmarks.studies.floor import floor_rows
 
 
 def _table() -> dict:

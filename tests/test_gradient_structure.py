@@ -1,4 +1,4 @@
-"""benchmarks.gradient_structure: its measures on vectors whose answer is known, and its traced solver."""
+"""benchmarks.studies.gradient_structure: its measures on vectors whose answer is known, and its traced solver."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from scipy.fft import idctn
 
 import zeroopt
-from benchmarks import gradient_structure as gs
+from benchmarks.studies import gradient_structure as gs
 
 
 def test_bands_cover_every_coordinate_and_grow_outwards() -> None:

@@ -1,9 +1,9 @@
-"""benchmarks.late_probes on a flat boundary, where every comparison at the tangent level is exact."""
+"""benchmarks.studies.late_probes on a flat boundary, where every comparison at the tangent level is exact."""
 
 import numpy as np
 import pytest
 
-from benchmarks.late_probes import first_crossing, probe_quality
+from benchmarks.studies.late_probes import first_crossing, probe_quality
 
 
 def _linear(d: int, seed: int):

@@ -1,8 +1,8 @@
-"""``benchmarks.mutation_check --update``: every kept row is named under the one command that made it."""
+"""``benchmarks.studies.mutation_check --update``: every kept row is named under the one command that made it."""
 
 from __future__ import annotations
 
-from benchmarks.mutation_check import MUTANTS, merge_update
+from benchmarks.studies.mutation_check import MUTANTS, merge_update
 
 
 def _row(name: str) -> dict:

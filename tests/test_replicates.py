@@ -1,4 +1,4 @@
-"""benchmarks.replicates: our median in the headline's missed cells with other draws of the attack's seeds."""
+"""benchmarks.studies.replicates: our median in the headline's missed cells with other draws of the attack's seeds."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from test_benchmarks_quick import standin_attack, toy_experiment
 
 from benchmarks.attacks.ours import Ours
-from benchmarks.replicates import main
 from benchmarks.runner import derive_seed, run_attack
 from benchmarks.store import RunStore
+from benchmarks.studies.replicates import main
 
 EXP = "mnist-untargeted"
 OURS = "ours-sign-growing"

@@ -1,4 +1,4 @@
-"""benchmarks.seed_spread: the spread between seeds and how early a run's ranking shows, from ablation runs."""
+"""benchmarks.studies.seed_spread: the spread between seeds and how early a run's ranking shows, from ablation runs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import seed_spread
+from benchmarks.studies import seed_spread
 
 
 def _write_runs(root: Path, table: dict[int, dict[str, list[float]]], variant: str = "v") -> None:
@@ -47,7 +47,7 @@ def test_the_page_is_written_with_its_command_and_one_seed_is_refused(tmp_path: 
     _write_runs(tmp_path, {0: {"500": [2.0], "8000": [1.0]}, 1: {"500": [1.0], "8000": [1.5]}})
     seed_spread.main(["--runs", str(tmp_path), "--variant", "v"])
     page = (tmp_path / "seed_spread.md").read_text()
-    assert "python -m benchmarks.seed_spread --runs" in page and "| 500 |" in page
+    assert "python -m benchmarks.studies.seed_spread --runs" in page and "| 500 |" in page
     assert json.loads((tmp_path / "seed_spread.json").read_text())["e"]["inputs"] == 1
     lonely = tmp_path / "one"
     _write_runs(lonely, {0: {"500": [2.0], "8000": [1.0]}})

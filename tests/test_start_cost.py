@@ -1,4 +1,4 @@
-"""benchmarks.start_cost: the initial search alone, measured through the attack."""
+"""benchmarks.studies.start_cost: the initial search alone, measured through the attack."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from applications.hardlabel import attack
 
 
 def test_max_iter_zero_spends_only_the_initial_search() -> None:
-    # What benchmarks.start_cost relies on: with no descent step, no restart and no re-check, the queries an
+    # What benchmarks.studies.start_cost relies on: with no descent step, no restart and no re-check, the queries an
     # input spends are its start's (and the one that labels it), and the record search spends fewer.
     rng = np.random.default_rng(2)
     w = rng.standard_normal(64)

@@ -1,4 +1,4 @@
-"""benchmarks.tag_compare: one attack's stored runs under several tags, on the inputs every tag ran."""
+"""benchmarks.studies.tag_compare: one attack's stored runs under several tags, on the inputs every tag ran."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.store import RunStore
-from benchmarks.tag_compare import compare, main
+from benchmarks.studies.tag_compare import compare, main
 
 
 def _record(image: int, distances: list[float], budget: int = 4000) -> dict:
@@ -46,7 +46,7 @@ def test_medians_are_over_the_common_inputs_and_unrun_budgets_have_no_figure(tmp
 
 
 def test_a_tag_with_B_reads_each_column_from_the_runs_made_with_that_budget(tmp_path: Path) -> None:
-    from benchmarks.tag_compare import compare_per_budget
+    from benchmarks.studies.tag_compare import compare_per_budget
 
     db = tmp_path / "runs.sqlite"
     # Runs made with budget 1000 (tags a-1000, b-1000) and 2000 (a-2000 only): a column b lacks is left out.

@@ -7,7 +7,7 @@ from the asymptotic law, ``se`` is the bootstrap spread of the slope over the se
 pass robust to that spread. The default suite runs reduced grids, each over at least three points, cheap
 enough for CI and sharp enough that iterations growing like d^1.2 fail (the default grid's slopes measured
 0.99-1.09 with se 0.007-0.085 against 1.20-1.24 with a step off by (d+4)^0.2; ``python -m
-benchmarks.mutation_check`` plants that bug); the long grids (d = 16…256, 32 seeds) are marked ``slow``.
+benchmarks.studies.mutation_check`` plants that bug); the long grids (d = 16…256, 32 seeds) are marked ``slow``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
-"""benchmarks.unseen_models: the per-input comparison it writes."""
+"""benchmarks.studies.unseen_models: the per-input comparison it writes."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.unseen_models import markdown, summarize
+from benchmarks.studies.unseen_models import markdown, summarize
 
 
 def test_the_page_pairs_inputs_and_leaves_out_flips_of_the_order_of_1e_35() -> None:
     rows = [{"model": "toy", "inputs": 4, "budgets": [250, 500],
              "l2": [{"250": [1.0, 2.0, 4.0, 1e-35], "500": [1.0, 1.0, 1.0, 1.0]},
                     {"250": [0.5, 2.0, 8.0, 1e-35], "500": [1.0, 1.0, 1.0, 1.0]}]}]
-    text = markdown(summarize(rows), ["old", "new"], "python -m benchmarks.unseen_models ...")
+    text = markdown(summarize(rows), ["old", "new"], "python -m benchmarks.studies.unseen_models ...")
     line = next(x for x in text.splitlines() if x.startswith("| new / old, per input"))
     # 250: ratios 0.5, 1, 2 (the 1e-35 flip left out): median 1.000, one input lower, one higher, of four.
     assert "| 1.000 (25% / 25%) | 1.000 (0% / 0%) |" in line
@@ -19,7 +19,7 @@ def test_the_page_pairs_inputs_and_leaves_out_flips_of_the_order_of_1e_35() -> N
 
 
 def test_targeted_runs_aim_at_one_other_class_the_same_for_both_configurations(monkeypatch) -> None:
-    import benchmarks.unseen_models as unseen
+    import benchmarks.studies.unseen_models as unseen
 
     rng = np.random.default_rng(0)
     w = rng.normal(size=(16, 10))
@@ -48,7 +48,7 @@ def test_targeted_runs_aim_at_one_other_class_the_same_for_both_configurations(m
 def test_the_random_forest_is_a_second_tree_model_to_ask_for_by_name() -> None:
     import pytest
 
-    import benchmarks.unseen_models as unseen
+    import benchmarks.studies.unseen_models as unseen
     from applications.hardlabel import as_label_model
 
     models, x, y, _ = unseen._models(0, ("forest",))

@@ -8,7 +8,7 @@ database: the headline's JSON keeps every attack's L2 per input.
 
 Usage::
 
-    python -m benchmarks.floor --headline benchmarks/results/suite/full/headline.json \\
+    python -m benchmarks.studies.floor --headline benchmarks/results/suite/full/headline.json \\
         --out benchmarks/results/suite/full/floor.md
 """
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     tables = [t for t in json.loads(a.headline.read_text()) if FLOOR in t["per_input"]]
     rows = [r for t in tables for r in floor_rows(t, a.ours) if r["budget"] >= a.from_budget]
     missed = {(e, int(b)) for e, b, _, _ in misses(tables)}
-    command = command_line("floor", argv)
+    command = command_line("studies.floor", argv)
     lines = ["# Our default attack beside the white-box floor, input by input", "",
              f"Command: `{command}`", "",
              " ".join(part.strip() for part in (__doc__ or "").split("\n\n")[1].splitlines()), "",

@@ -9,8 +9,8 @@ with each solver's own defaults (``solver=name``; ``rgf-fixed`` also needs L₁ 
 ``tests/test_attack_quality.py`` asserts the median found/optimal of seed 0 under bounds set a small margin
 above what this command measures over several seeds::
 
-    python -m benchmarks.linear_optimum                      # 10 seeds, prints and writes the table
-    python -m benchmarks.linear_optimum --seeds 3 --solvers rgf,sign
+    python -m benchmarks.studies.linear_optimum                      # 10 seeds, prints and writes the table
+    python -m benchmarks.studies.linear_optimum --seeds 3 --solvers rgf,sign
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 import zeroopt
 from applications.hardlabel import AttackResult, attack
 
-OUT = Path(__file__).resolve().parent / "results" / "attack_quality.md"
+OUT = Path(__file__).resolve().parents[1] / "results" / "attack_quality.md"
 DIM = 64
 N_INPUTS = 12
 BUDGET = 4000  # rgf and sign complete ~14 solver iterations at this budget on d = 64, coordinate ~26
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     lines = [
         "# The attack against a known optimum (linear models)", "",
-        f"Command: `python -m benchmarks.linear_optimum --seeds {args.seeds}`", "",
+        f"Command: `python -m benchmarks.studies.linear_optimum --seeds {args.seeds}`", "",
         f"d = {DIM}, {N_INPUTS} inputs per seed, budget {BUDGET} per input, each solver with the attack's "
         "defaults. Cells: median over the inputs of found / optimal L2, for seed 0, and the largest such median "
         "over the seeds; fewest solver iterations of any input.", "",

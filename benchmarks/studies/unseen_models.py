@@ -11,7 +11,7 @@ and means.
 
 Usage::
 
-    python -m benchmarks.unseen_models --a '{"initial_selection": "tournament"}' --b '{}' \\
+    python -m benchmarks.studies.unseen_models --a '{"initial_selection": "tournament"}' --b '{}' \\
         --labels "tournament,record" --n 80 --budget 2000 --out benchmarks/results/ablation/record-start/unseen
 """
 
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     if len(labels) != 2:
         raise SystemExit(f"--labels needs two names, got {args.labels!r}")
     options = [json.loads(args.a), json.loads(args.b)]
-    command = "python -m benchmarks.unseen_models " + " ".join(
+    command = "python -m benchmarks.studies.unseen_models " + " ".join(
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     summary = summarize(compare(options, args.n, args.budget, args.seed, args.targeted, models))
     args.out.mkdir(parents=True, exist_ok=True)

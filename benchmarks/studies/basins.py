@@ -8,7 +8,7 @@ converged; where they did not, it is the price of the basin.
 
 Usage::
 
-    python -m benchmarks.basins --tag exp-record --experiments mnist-untargeted,cifar-untargeted \\
+    python -m benchmarks.studies.basins --tag exp-record --experiments mnist-untargeted,cifar-untargeted \\
         --out benchmarks/results/suite/basins.md
 """
 
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--db", default=None, help="results database (default: the suite's)")
     p.add_argument("--out", type=Path, required=True, help="Markdown page (a .json beside it)")
     a = p.parse_args(argv)
-    command = command_line("basins", argv)
+    command = command_line("studies.basins", argv)
     lines = ["# Where our late distances lose to the white-box floor: the class each point ends in", "",
              f"Command: `{command}`", "",
              f"Our attack's points (suite tag `{a.tag}`, {OURS}, at its largest budget) and C&W's (tag `full`), "

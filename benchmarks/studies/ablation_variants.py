@@ -1,4 +1,4 @@
-"""The rows of ``benchmarks.ablation``: each variant's solver and the attack options it pins.
+"""The rows of ``benchmarks.studies.ablation``: each variant's solver and the attack options it pins.
 
 Each row names every option its measurement depends on, so a row keeps its meaning — and its cached runs stay
 valid — whatever the defaults become; the comments say which parts each group of rows adds.

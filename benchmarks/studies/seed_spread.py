@@ -1,6 +1,6 @@
 """How much the seed (the start, the basin) matters, and how early a run shows where it will end.
 
-Reads the cached runs of one ablation variant at several seeds (``python -m benchmarks.ablation ... --seed S``,
+Reads the cached runs of one ablation variant at several seeds (``python -m benchmarks.studies.ablation ... --seed S``,
 one directory) and writes, per experiment:
 
 - the spread between seeds on each input at the largest budget (median over inputs of max / min L2);
@@ -19,7 +19,7 @@ comparison that one seed's noise does not move as much as it moves a median over
 
 Usage::
 
-    python -m benchmarks.seed_spread --runs benchmarks/results/ablation/race-starts/mnist-untargeted \\
+    python -m benchmarks.studies.seed_spread --runs benchmarks/results/ablation/race-starts/mnist-untargeted \\
         --variant "+ semicircular step"
 """
 
@@ -124,9 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     data = load(a.runs / "runs", a.variant)
     if not data or all(len(v) < 2 for v in data.values()):
         raise SystemExit(f"need runs of {a.variant!r} at two seeds or more in {a.runs / 'runs'}: run "
-                         "python -m benchmarks.ablation with --seed S for each seed first")
+                         "python -m benchmarks.studies.ablation with --seed S for each seed first")
     out = a.out or a.runs / "seed_spread.md"
-    command = "python -m benchmarks.seed_spread " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "python -m benchmarks.studies.seed_spread " + shlex.join(sys.argv[1:] if argv is None else argv)
     results = {e: analyse(v) for e, v in sorted(data.items()) if len(v) >= 2}
     text = [f"# How much the start matters: `{a.variant}` at several seeds", "", f"Command: `{command}`", "",
             "Each seed draws other initial candidates and probes (a batched ablation run per seed, the same "

@@ -6,7 +6,7 @@ and mean L2 at each budget on the inputs every tag ran, and writes Markdown and 
 
 Usage::
 
-    python -m benchmarks.tag_compare --experiments gbdt-higgs,mnist-untargeted --tags full,attack-v2 \\
+    python -m benchmarks.studies.tag_compare --experiments gbdt-higgs,mnist-untargeted --tags full,attack-v2 \\
         --labels "previous default,new default" --out benchmarks/results/ablation/suite_tags.md
 
 A tag that holds ``{B}`` (``--tags 'eps-{B},mom-{B}'``) reads column B from the runs of that tag made with
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
         def table(experiment: str) -> dict[str, Any]:
             return compare(experiment, a.attack, stores, only)
     tables = [t for e in a.experiments.split(",") if (t := table(e))["budgets"]]
-    command = "python -m benchmarks.tag_compare " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "python -m benchmarks.studies.tag_compare " + shlex.join(sys.argv[1:] if argv is None else argv)
     text = ["# One attack under several configurations (suite harness, stored runs)", "", f"Command: `{command}`",
             "", "Each tag is the same attack name run by `python -m benchmarks.run_suite --tag TAG` with another "
             "configuration (see the results README for each tag's command). Failures count as inf.", ""]

@@ -8,9 +8,9 @@ copied to a temporary folder, the edit applied, and the default test suite (``py
 there (with the ``mutation`` hypothesis profile of ``tests/conftest.py``: no shrinking, no example database);
 the tests that fail there but pass on the unmutated copy are the ones that catch it.
 
-    python -m benchmarks.mutation_check                         # every mutant, the whole default suite
-    python -m benchmarks.mutation_check --only bisection-eps    # one mutant
-    python -m benchmarks.mutation_check --tests tests/test_attack_quality.py   # a subset of the suite
+    python -m benchmarks.studies.mutation_check                         # every mutant, the whole default suite
+    python -m benchmarks.studies.mutation_check --only bisection-eps    # one mutant
+    python -m benchmarks.studies.mutation_check --tests tests/test_attack_quality.py   # a subset of the suite
 
 Writes ``benchmarks/results/mutation.md`` (and ``.json``) unless ``--out -``. A mutant that no test catches
 makes the command exit with status 1.
@@ -30,7 +30,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "mutation.md"
 
 
@@ -120,7 +120,7 @@ def plant(root: Path, mutant: Mutant) -> None:
         if n != 1:
             raise SystemExit(
                 f"mutant {mutant.name!r}: its search text occurs {n} times in {mutant.path} (must be exactly once); "
-                f"the code moved: update MUTANTS in benchmarks/mutation_check.py.\nSearch text:\n{search}"
+                f"the code moved: update MUTANTS in benchmarks/studies/mutation_check.py.\nSearch text:\n{search}"
             )
         text = text.replace(search, replace)
     path.write_text(text)
@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             for t in caught:
                 print(f"    {_short(t)}")
             shutil.rmtree(work)
-    command = "python -m benchmarks.mutation_check" + (f" --only {args.only}" if args.only else "") + (
+    command = "python -m benchmarks.studies.mutation_check" + (f" --only {args.only}" if args.only else "") + (
         f" --tests {' '.join(args.tests)}" if args.tests else "") + (" --update" if args.update else "")
     baseline = {"tests": " ".join(args.tests) or "the default suite (pytest -m 'not slow')",
                 "passed": len(passed0), "seconds": sec0}

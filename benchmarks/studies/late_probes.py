@@ -21,7 +21,7 @@ its cosine exceeds √2 times the centred one's, the cosine of twice as many one
 
 Usage::
 
-    python -m benchmarks.late_probes --experiments mnist-targeted,cifar-targeted --n 3 --budgets 2000,20000 \\
+    python -m benchmarks.studies.late_probes --experiments mnist-targeted,cifar-targeted --n 3 --budgets 2000,20000 \\
         --out benchmarks/results/ablation/late-probes/README.md
 """
 
@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.reanalyze:
         command, rows = table_rows(a.out.with_suffix(".json"))
     else:
-        command = command_line("late_probes", argv)
+        command = command_line("studies.late_probes", argv)
         rows = [r for e in a.experiments.split(",") for bud in a.budgets.split(",")
                 for r in late_probes(e, a.n, int(bud), a.q, a.seed)]
     # The docstring's account, as Markdown: bullets stay lines, wrapped lines join their own.

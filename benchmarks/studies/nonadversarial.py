@@ -9,8 +9,8 @@ former re-check (perturbation × 1.001, 1.003), and in calls of 16 and 256 with 
 the points the re-check now returns (× 1.001, 1.002, 1.003, labelled alone, see
 ``applications/hardlabel/recheck.py``).
 
-    python -m benchmarks.nonadversarial                     # tag full of the default database
-    python -m benchmarks.nonadversarial --db OLD.sqlite --after-db NEW.sqlite --cost 10
+    python -m benchmarks.studies.nonadversarial                     # tag full of the default database
+    python -m benchmarks.studies.nonadversarial --db OLD.sqlite --after-db NEW.sqlite --cost 10
 
 ``--after-db`` reports, for each of those runs, the run stored under the same key in a second database (the
 runs redone by ``python -m benchmarks.run_suite ... --redo-nonadversarial``), and counts the runs of ours
@@ -33,7 +33,7 @@ import torch
 from applications import datasets, models
 from benchmarks.store import RunStore, decode_array
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 OLD_SCALES = (1.0, 1.001, 1.003)
 NEW_SCALES = (1.001, 1.002, 1.003)
 
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     store = RunStore(args.db, args.tag)
     records = failed_claims(store)
     rows = analyse(records)
-    command = "python -m benchmarks.nonadversarial" + "".join(
+    command = "python -m benchmarks.studies.nonadversarial" + "".join(
         f" {flag} {value}" for flag, value in (("--db", args.db), ("--after-db", args.after_db)) if value
     )
     command += f" --tag {args.tag}" if args.tag != "full" else ""

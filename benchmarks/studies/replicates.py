@@ -9,7 +9,7 @@ and their medians would move with their seeds too.
 
 Usage::
 
-    python -m benchmarks.replicates --headline benchmarks/results/suite/full/headline.json \\
+    python -m benchmarks.studies.replicates --headline benchmarks/results/suite/full/headline.json \\
         --tags "rep1-{B},rep2-{B}" --out benchmarks/results/suite/full/replicates.md
 """
 
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--db", default=None)
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/replicates.md"))
     a = p.parse_args(argv)
-    command = command_line("replicates", argv)
+    command = command_line("studies.replicates", argv)
     templates = [t for t in a.tags.split(",") if t]
     if not templates or any("{B}" not in t for t in templates):
         raise SystemExit(f"--tags takes comma-separated templates with {{B}} in each, got {a.tags!r}")

@@ -13,7 +13,7 @@ findings written by hand above its marker line (:data:`benchmarks.pages.GENERATE
 
 Usage::
 
-    python -m benchmarks.ablation --experiments mnist-untargeted --n 10 --budget 8000
+    python -m benchmarks.studies.ablation --experiments mnist-untargeted --n 10 --budget 8000
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
-from benchmarks.ablation_variants import VARIANTS  # noqa: E402
 from benchmarks.pages import GENERATED_MARKER, kept_head  # noqa: E402
+from benchmarks.studies.ablation_variants import VARIANTS  # noqa: E402
 
 
 def _variant_rank(variant: str) -> int:
@@ -199,12 +199,13 @@ def main(argv: list[str] | None = None) -> None:
             meds = "  ".join(f"{b}:{m:.3f}" for b, m in rec["median_at"].items())
             print(f"{exp_name:18s} {variant:38s} {meds}  ({rec['seconds']:.0f} s)", flush=True)
     records = [json.loads(f.read_text()) for f in sorted(cache.glob("*.json"))]
-    write_pages(a.out, records, "python -m benchmarks.ablation " + shlex.join(sys.argv[1:] if argv is None else argv),
+    command = "python -m benchmarks.studies.ablation " + shlex.join(sys.argv[1:] if argv is None else argv)
+    write_pages(a.out, records, command,
                 plots=not a.no_plots)
 
 
 def remake_commands(records: list[dict[str, Any]], out: Path, plots: bool = True) -> list[str]:
-    """The ``benchmarks.ablation`` commands that make every run of ``records`` into ``out``, fewest first: one
+    """The ``benchmarks.studies.ablation`` commands that make every run of ``records`` into ``out``, fewest first: one
     per (n, budget, seed, variants), naming every experiment that ran exactly those variants at those sizes."""
     variants: dict[tuple[str, int, int, int], set[str]] = {}
     for r in records:
@@ -214,8 +215,8 @@ def remake_commands(records: list[dict[str, Any]], out: Path, plots: bool = True
         ordered = tuple(sorted(names, key=lambda v: (_variant_rank(v), v)))
         groups.setdefault((n, budget, seed, ordered), []).append(exp_name)
     tail = "" if plots else " --no-plots"
-    return [f"python -m benchmarks.ablation --experiments {','.join(exps)} --n {n} --budget {budget} --seed {seed} "
-            f"--variants {shlex.quote(','.join(names))} --out {out}{tail}"
+    return [f"python -m benchmarks.studies.ablation --experiments {','.join(exps)} --n {n} --budget {budget} "
+            f"--seed {seed} --variants {shlex.quote(','.join(names))} --out {out}{tail}"
             for (n, budget, seed, names), exps in sorted(groups.items(), key=lambda kv: (kv[0][2], kv[0][:2], kv[1]))]
 
 

@@ -7,7 +7,7 @@ median distance the start reaches.
 
 Usage::
 
-    python -m benchmarks.start_cost --selections tournament,record \\
+    python -m benchmarks.studies.start_cost --selections tournament,record \\
         --out benchmarks/results/ablation/record-start/start_cost.md
 """
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True, help="Markdown page (a .json beside it)")
     a = p.parse_args(argv)
-    command = command_line("start_cost", argv)
+    command = command_line("studies.start_cost", argv)
     rows = [start_cost(e, s, a.n, a.seed) for e in a.experiments.split(",") for s in a.selections.split(",")]
     lines = ["# What the initial search costs", "", f"Command: `{command}`", "",
              "Queries per input spent before the first descent step (the attack run with `max_iter=0`, no "

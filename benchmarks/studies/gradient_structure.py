@@ -20,7 +20,7 @@ boundary along θ is found by bisection on labels and ∇g is taken from the whi
 
 Usage::
 
-    python -m benchmarks.gradient_structure --experiments mnist-targeted,cifar-targeted --n 3 --budget 8000 \\
+    python -m benchmarks.studies.gradient_structure --experiments mnist-targeted,cifar-targeted --n 3 --budget 8000 \\
         --out benchmarks/results/ablation/gradient-structure/README.md
 """
 
@@ -36,8 +36,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.fft import dctn, idctn
 
-from benchmarks.late_probes import first_crossing, input_oracles, white_box_experiment
 from benchmarks.pages import GENERATED_MARKER, command_line, kept_head, table_data, table_rows, write_page
+from benchmarks.studies.late_probes import first_crossing, input_oracles, white_box_experiment
 
 #: Band edges on max(i, j) of a 2-D DCT frequency index (the last band runs to the side's length).
 BAND_EDGES = (0, 2, 4, 7, 11, 16, 22)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.reanalyze:
         command, rows = table_rows(a.out.with_suffix(".json"))
     else:
-        command = command_line("gradient_structure", argv)
+        command = command_line("studies.gradient_structure", argv)
         rows = [r for e in a.experiments.split(",") for r in gradient_structure(e, a.n, a.budget, a.seed)]
     about = "\n\n".join(" ".join(line.strip() for line in part.splitlines()) if not part.lstrip().startswith("-")
                         else part for part in (__doc__ or "").split("\n\n")[1:4])
