@@ -327,8 +327,9 @@ def descent_solver(
     if opts.min_progress is not None:
         behaviours.append(DiminishingReturnsRule(float(opts.min_progress)))
     drawn = sampler or make_sampler(opts.directions, context)
+    orthogonal = isinstance(drawn, OrthogonalDirections)
     shape = None if opts.probe_shape is None else IterateShapedProbes(
-        float(opts.probe_shape), orthonormal=opts.directions == "orthogonal")
+        float(opts.probe_shape), orthonormal=orthogonal, min_ratio=drawn.min_ratio if orthogonal else 0.0)
     if shape is not None and shape.orthonormal and isinstance(drawn, OrthogonalDirections):
         # The shape orthonormalises the reshaped probes again: one Gram-Schmidt pass gives the same directions.
         drawn = replace(drawn, deferred=True)

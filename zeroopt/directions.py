@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from .rowwise import row_norms
+
 if TYPE_CHECKING:
     from .registry import SolverContext
 
@@ -58,7 +60,8 @@ class SphereDirections:
 
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
         u = rng.standard_normal((q, d))
-        return u / np.linalg.norm(u, axis=1, keepdims=True)
+        u /= row_norms(u, keepdims=True)
+        return u
 
     def scale(self, d: int) -> float:
         return float(d)

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
+from .rowwise import row_norms
 
 __all__ = [
     "PROBE_LEVELS", "GradientEstimate", "GradientEstimator", "ProbeLevel", "centered_sign_of_difference",
@@ -252,7 +253,7 @@ def probe_levels(
         return np.full(len(points), float(fx))
     if level != "tangent":
         raise ValueError(f"level must be one of {PROBE_LEVELS}, got {level!r}")
-    cos = (points @ x) / (np.linalg.norm(points, axis=1) * np.linalg.norm(x))
+    cos = (points @ x) / (row_norms(points) * np.linalg.norm(x))
     # A probe at or beyond a right angle has no crossing with the plane: +inf, "always below".
     with np.errstate(divide="ignore"):
         return np.where(cos > 0, fx / np.maximum(cos, 1e-300), np.inf)
@@ -265,7 +266,8 @@ def _sign_estimate(
     """One comparison per probe (at :func:`probe_levels`), then the mean of ``sign · u`` — minus a baseline
     first: the mean sign (``"mean"``) or the mean shrunk by its noise (``"shrunk"``); none when every sign
     agrees, when there is nothing to centre on."""
-    points = x[None, :] + beta * directions
+    points = np.multiply(directions, beta)
+    points += x  # (x + β·u, built in one q×d array)
     resp = yield Compare(points=points, levels=probe_levels(x, fx, points, level))
     assert isinstance(resp, Comparison)
     signs = np.where(resp.below, -1.0, 1.0)

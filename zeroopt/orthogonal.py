@@ -29,8 +29,21 @@ from numpy.typing import NDArray
 from scipy.linalg import solve_triangular
 
 from .directions import register_sampler
+from .rowwise import row_norms
 
-__all__ = ["OrthogonalDirections", "gram_schmidt_rows", "orthonormal_rows"]
+__all__ = ["ORTHOGONAL_MIN_RATIO", "OrthogonalDirections", "gram_schmidt_rows", "orthogonalised", "orthonormal_rows"]
+
+#: The ``"nearly-orthogonal"`` sampler orthonormalises a block of k rows in d dimensions only while k/d is at least
+#: this: below it independent unit rows are within about √(k/d) of orthonormal, and Gram-Schmidt's k²·d work is
+#: most of an iteration's arithmetic. 1/200 keeps every block of 20 or more rows orthonormal up to d = 4,000
+#: (MNIST's 784 and CIFAR-10's 3,072 as ``"orthogonal"`` draws them); at 150,528 no block of up to 200 rows is.
+#: Not the default: it moved results at d = 12,288 and 150,528 (benchmarks/results/overhead/).
+ORTHOGONAL_MIN_RATIO = 1 / 200
+
+
+def orthogonalised(k: int, d: int, min_ratio: float) -> bool:
+    """Whether a block of ``k`` rows in ``d`` dimensions is orthonormalised under ``min_ratio``."""
+    return k >= min_ratio * d
 
 
 def gram_schmidt_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -42,8 +55,12 @@ def gram_schmidt_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     return solve_triangular(np.linalg.cholesky(rows @ rows.T), rows, lower=True, check_finite=False)
 
 
-def orthonormal_rows(rng: np.random.Generator, q: int, d: int, *, deferred: bool = False) -> NDArray[np.float64]:
+def orthonormal_rows(rng: np.random.Generator, q: int, d: int, *, deferred: bool = False,
+                     min_ratio: float = 0.0) -> NDArray[np.float64]:
     """``(q, d)`` rows, each uniform on the unit sphere, orthonormal within every block of ``d`` rows.
+
+    With ``min_ratio``, a block of k rows with k/d below it comes back as its Gaussian draws scaled to unit length
+    (:func:`orthogonalised`): independent uniform directions, nearly orthonormal where k ≪ d.
 
     With ``deferred``, a block of at most d/2 rows comes back as its Gaussian draws scaled to unit length, not
     yet orthonormalised: for a caller that reshapes the rows and then orthonormalises them itself
@@ -71,8 +88,9 @@ def orthonormal_rows(rng: np.random.Generator, q: int, d: int, *, deferred: bool
         gauss = rng.standard_normal((k, d))
         if 2 * k <= d:
             # With k <= d/2 the Gram matrix's condition number stays below ~34, so nothing is lost to rounding.
-            if deferred:
-                blocks.append(gauss / np.linalg.norm(gauss, axis=1, keepdims=True))
+            if deferred or not orthogonalised(k, d, min_ratio):
+                gauss /= row_norms(gauss, keepdims=True)
+                blocks.append(gauss)
             else:
                 blocks.append(gram_schmidt_rows(gauss))
         else:
@@ -82,6 +100,8 @@ def orthonormal_rows(rng: np.random.Generator, q: int, d: int, *, deferred: bool
             signs[signs == 0] = 1.0
             blocks.append((basis * signs).T)
         left -= k
+    if len(blocks) == 1:
+        return blocks[0]
     return np.concatenate(blocks) if blocks else np.empty((0, d))
 
 
@@ -97,6 +117,9 @@ class OrthogonalDirections:
         two. Only for a solver whose probes are reshaped and orthonormalised again
         (:class:`~zeroopt.shaping.IterateShapedProbes` with ``orthonormal=True``), which
         :func:`~zeroopt.descent_solver` sets up by itself.
+    min_ratio
+        Orthonormalise a block of k rows in d dimensions only while k/d is at least this (:func:`orthonormal_rows`);
+        0: always (the registered ``"orthogonal"``); ``"nearly-orthogonal"`` uses :data:`ORTHOGONAL_MIN_RATIO`.
 
     Examples
     --------
@@ -108,14 +131,16 @@ class OrthogonalDirections:
     """
 
     deferred: bool = False
+    min_ratio: float = 0.0
     #: Draws in any number of dimensions (no image shape): a solver may draw it within a subspace.
     shape_free: ClassVar[bool] = True
 
     def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
-        return orthonormal_rows(rng, q, d, deferred=self.deferred)
+        return orthonormal_rows(rng, q, d, deferred=self.deferred, min_ratio=self.min_ratio)
 
     def scale(self, d: int) -> float:
         return float(d)
 
 
 register_sampler("orthogonal", lambda context: OrthogonalDirections())
+register_sampler("nearly-orthogonal", lambda context: OrthogonalDirections(min_ratio=ORTHOGONAL_MIN_RATIO))

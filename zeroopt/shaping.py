@@ -34,7 +34,8 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from .orthogonal import gram_schmidt_rows
+from .orthogonal import gram_schmidt_rows, orthogonalised
+from .rowwise import row_norms
 
 __all__ = ["IterateShapedProbes", "ProbeShape", "shape_weights"]
 
@@ -84,6 +85,9 @@ class IterateShapedProbes:
         :func:`~zeroopt.orthogonal.orthonormal_rows` draws them): for an orthonormal sampler, whose q
         comparisons then still measure q distinct directions — and for one that left its orthonormalisation to
         this pass (:class:`~zeroopt.OrthogonalDirections` with ``deferred``), which gives the same directions.
+    min_ratio
+        With ``orthonormal``, a block of k rows in d dimensions is orthonormalised only while k/d is at least this
+        (the sampler's own rule, :func:`~zeroopt.orthogonal.orthogonalised`); 0: always.
 
     Examples
     --------
@@ -100,6 +104,7 @@ class IterateShapedProbes:
 
     weight: float
     orthonormal: bool = False
+    min_ratio: float = 0.0
 
     def __post_init__(self) -> None:
         if not (isinstance(self.weight, (int, float)) and 0 <= self.weight <= 1):
@@ -112,22 +117,35 @@ class IterateShapedProbes:
         if directions.size == 0:
             return directions
         if np.all(factors == 1.0):  # nothing to shape by; a deferred sampler's rows still want orthonormalising
-            return _orthonormalised(directions) if self.orthonormal else directions
-        lengths = np.linalg.norm(directions, axis=1, keepdims=True)
-        shaped = directions * factors[None, :]
-        norms = np.linalg.norm(shaped, axis=1, keepdims=True)
-        shaped = np.where(norms > 0, shaped * lengths / np.maximum(norms, 1e-300), directions)
-        return _orthonormalised(shaped) if self.orthonormal else shaped
+            return self._orthonormalised(directions) if self.orthonormal else directions
+        lengths = row_norms(directions, keepdims=True)
+        # In place, in the order of (directions * factors) * lengths / max(norms, 1e-300): one q×d array in all.
+        shaped = np.multiply(directions, factors[None, :])
+        norms = row_norms(shaped, keepdims=True)
+        np.multiply(shaped, lengths, out=shaped)
+        np.divide(shaped, np.maximum(norms, 1e-300), out=shaped)
+        zero = np.flatnonzero(~(norms[:, 0] > 0))
+        shaped[zero] = directions[zero]
+        return self._orthonormalised(shaped) if self.orthonormal else shaped
 
+    def _orthonormalised(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``rows`` (unit length) orthonormalised within each block of d (:func:`~zeroopt.orthogonal.gram_schmidt_rows`,
+        as :func:`~zeroopt.orthogonal.orthonormal_rows` draws them) where :attr:`min_ratio` allows; a block of
+        dependent rows is kept as it is."""
+        q, d = rows.shape
+        out = rows
+        for start in range(0, q, d):
+            block = rows[start:start + d]
+            if not orthogonalised(len(block), d, self.min_ratio):
+                continue
+            try:
+                done = gram_schmidt_rows(block)
+            except np.linalg.LinAlgError:
+                continue  # (linearly dependent rows: only possible for a block of d rows, left as drawn)
+            if q <= d:
+                return done
+            if out is rows:
+                out = rows.copy()
+            out[start:start + d] = done
+        return out
 
-def _orthonormalised(rows: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``rows`` (unit length) orthonormalised within each block of d (:func:`~zeroopt.orthogonal.gram_schmidt_rows`,
-    as :func:`~zeroopt.orthogonal.orthonormal_rows` draws them); a block of dependent rows is kept as it is."""
-    q, d = rows.shape
-    out = rows.copy()
-    for start in range(0, q, d):
-        try:
-            out[start:start + d] = gram_schmidt_rows(rows[start:start + d])
-        except np.linalg.LinAlgError:
-            continue  # (linearly dependent rows: only possible for a block of d rows, left as drawn)
-    return out

@@ -22,6 +22,7 @@ from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, 
 from zeroopt.oracle import Request, Response
 
 from .flat import flat_pixels
+from .ray import Bound, Ray
 
 __all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
 
@@ -36,35 +37,6 @@ GALLOPING_GROWTH = 2.0
 STEPS_BEFORE_GROWTH = 2
 #: A downward step never goes below half the current bracket's end (so λ stays positive).
 MAX_DOWN_RATIO = 0.5
-Bound = float | NDArray[np.float64]  # a scalar bound, or one per flat feature (see .bounds.flat_bounds)
-
-
-@dataclass
-class Ray:
-    """Points x0 + λ θ/‖θ‖ clipped to the input bounds, for one image."""
-
-    x0: NDArray[np.float64]
-    direction: NDArray[np.float64]  # unit vector
-    lam_max: float  # beyond this λ the clipped point no longer moves
-
-    @classmethod
-    def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: Bound, hi: Bound, *,
-             reach: bool = True) -> Ray | None:
-        """The ray from ``x0`` along ``theta``; ``lo``/``hi``: scalars or flat per-feature arrays. Without
-        ``reach``, ``lam_max`` is left infinite: enough for a comparison's single query at a given λ (clipped all
-        the same), and it spares the pass over every feature that finds where the ray leaves the box."""
-        norm = float(np.linalg.norm(theta))
-        if not np.isfinite(norm) or norm == 0.0:
-            return None
-        u = theta / norm
-        if not reach:
-            return cls(x0, u, math.inf)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            to_bound = np.where(u > 0, (hi - x0) / u, np.where(u < 0, (lo - x0) / u, 0.0))
-        return cls(x0, u, float(np.max(to_bound)))
-
-    def point(self, lam: float, lo: Bound, hi: Bound) -> NDArray[np.float64]:
-        return np.clip(self.x0 + lam * self.direction, lo, hi)
 
 
 @dataclass
@@ -272,7 +244,7 @@ class BoundaryOracleGroup(OracleGroup):
         self, owners: NDArray[np.int64], points: NDArray[np.float64], *, record: bool = True
     ) -> NDArray[np.bool_]:
         """Send ``points`` (already paid for) to the model; record every confirmed adversarial."""
-        batch = points.reshape((len(points), *self.input_shape)).astype(np.float32)
+        batch = np.asarray(points, dtype=np.float32).reshape((len(points), *self.input_shape))
         t0 = time.perf_counter()
         try:
             labels = np.asarray(self.model(batch))
@@ -328,7 +300,11 @@ class BoundaryOracleGroup(OracleGroup):
             if not sending:
                 break
             owners = np.fromiter((s.owner for s in sending), dtype=np.int64, count=len(sending))
-            points = np.stack([s.ray.point(s.nxt, self.lo, self.hi) for s in sending])  # type: ignore[union-attr]
+            # Each point in a float64 row, rounded into the float32 batch the model gets: one m×d array per round.
+            points = np.empty((len(sending), self.images[sending[0].owner].x0.size), dtype=np.float32)
+            row = np.empty(points.shape[1])
+            for k, s in enumerate(sending):
+                points[k] = s.ray.point(s.nxt, self.lo, self.hi, out=row)  # type: ignore[union-attr]
             adversarial = self.query(owners, points)
             for s, adv in zip(sending, adversarial, strict=True):
                 s.feed(bool(adv))

@@ -173,7 +173,8 @@ class LabelModel:
                     f"x must be a float32 or float64 array, got {x.dtype}; convert it with "
                     "x.astype(np.float32) after scaling it to the range the model expects"
                 )
-            finite = bool(np.isfinite(x).all())
+            # (a finite sum has finite terms: one pass, no temporary; an overflowing sum takes the full check)
+            finite = bool(np.isfinite(x.sum()) or np.isfinite(x).all())
         else:
             raise TypeError(
                 "x must be a numpy array or torch.Tensor of shape (n, *input_shape), "

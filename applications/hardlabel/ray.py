@@ -1,0 +1,61 @@
+"""A ray from an input along a direction, clipped to the input bounds: where the boundary searches query."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Bound", "Ray"]
+
+Bound = float | NDArray[np.float64]  # a scalar bound, or one per flat feature (see .bounds.flat_bounds)
+
+
+class Ray:
+    """Points x0 + λ θ/‖θ‖ clipped to the input bounds, for one image.
+
+    The unit ``direction`` is computed from θ when first needed: a comparison's ray asks once, and builds its
+    point from θ in the row it is written to, so a round of q probes holds no second q×d array of directions.
+    """
+
+    __slots__ = ("_norm", "_theta", "_unit", "lam_max", "x0")
+
+    def __init__(self, x0: NDArray[np.float64], theta: NDArray[np.float64], norm: float, lam_max: float) -> None:
+        self.x0, self._theta, self._norm, self.lam_max = x0, theta, norm, lam_max
+        self._unit: NDArray[np.float64] | None = None
+
+    @property
+    def direction(self) -> NDArray[np.float64]:
+        """The unit vector θ/‖θ‖."""
+        if self._unit is None:
+            self._unit = self._theta / self._norm
+        return self._unit
+
+    @classmethod
+    def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: Bound, hi: Bound, *,
+             reach: bool = True) -> Ray | None:
+        """The ray from ``x0`` along ``theta``; ``lo``/``hi``: scalars or flat per-feature arrays. Without
+        ``reach``, ``lam_max`` is left infinite: enough for a comparison's single query at a given λ (clipped all
+        the same), and it spares the pass over every feature that finds where the ray leaves the box."""
+        norm = float(np.linalg.norm(theta))
+        if not np.isfinite(norm) or norm == 0.0:
+            return None
+        if not reach:
+            return cls(x0, theta, norm, math.inf)
+        ray = cls(x0, theta, norm, math.inf)
+        u = ray.direction
+        with np.errstate(divide="ignore", invalid="ignore"):
+            to_bound = np.where(u > 0, (hi - x0) / u, np.where(u < 0, (lo - x0) / u, 0.0))
+        ray.lam_max = float(np.max(to_bound))
+        return ray
+
+    def point(self, lam: float, lo: Bound, hi: Bound, out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """``clip(x0 + λ·direction)``, written into ``out`` when given (same values to the bit either way)."""
+        if self._unit is None:
+            row = np.divide(self._theta, self._norm, out=out)
+            np.multiply(row, lam, out=row)
+        else:
+            row = np.multiply(self._unit, lam, out=out)
+        np.add(row, self.x0, out=row)
+        return np.clip(row, lo, hi, out=row)
