@@ -126,3 +126,20 @@ def test_every_other_page_runs(page: str) -> None:
     out = subprocess.run([sys.executable, "-c", "\n\n".join(blocks)], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, f"{page}:\n{out.stderr}"
+
+
+LINKED_PAGES = ["README.md", "benchmarks/README.md", "benchmarks/results/README.md",
+                *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", LINKED_PAGES)
+def test_every_relative_link_resolves(page: str) -> None:
+    """Every relative Markdown link of the page (outside code blocks) names a file or folder in the tree."""
+    text = re.sub(r"```.*?```", "", (ROOT / page).read_text(), flags=re.S)
+    dead = []
+    for target in re.findall(r"\[[^\]]*\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            continue  # a URL (https:, mailto:) or an anchor on the same page
+        if not ((ROOT / page).parent / target.split("#")[0]).exists():
+            dead.append(target)
+    assert not dead, f"{page}: links to nothing in the tree: {dead}"
