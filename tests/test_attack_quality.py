@@ -7,7 +7,7 @@ stay under a bound set a small margin above what ``python -m benchmarks.studies.
 seeds (``benchmarks/results/attack_quality.md``).
 
 A model whose decision depends on how many inputs share a call (as the MNIST CNN's logits do on a CPU, by
-~1e-6, see ``benchmarks/results/README.md``) checks that what the attack calls adversarial stays adversarial
+~1e-6, see ``benchmarks/results/suite/full/findings.md``) checks that what the attack calls adversarial stays adversarial
 when the model labels it alone.
 """
 
