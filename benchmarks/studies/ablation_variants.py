@@ -14,15 +14,15 @@ from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFEREN
 from zeroopt.radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO
 from zeroopt.solvers import GROWING_BETA, GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP
 
-# The rows that were measured before β = 0.01 became sign-growing's default keep Sign-OPT's β = 0.001.
+# The rows without the wider probes keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
 # The cheap start of the rows that name no start of their own: the knock-out tournament (whatever CHEAP_START's
 # selection is) and one initial search (whatever CHEAP_START's race is). The same start under both names.
 _TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament", "race_starts": 1}
 _ONE_START = _TOURNAMENT_START
-# The rows measured before the semicircular step became sign-growing's default keep the OPT line search.
+# The rows without the semicircular step keep the OPT line search.
 _LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
-_HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with the β and step of its time
+_HISTORY = {**_LINE_SEARCH, **SIGN_OPT_BETA}  # the cheap start, with Sign-OPT's β and line search
 # The record-start default (shrunk baseline, orthogonal probes, record start, one search), which the rows below
 # add one part to.
 _RECORD_DEFAULT = {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal", "initial_selection": "record"}
@@ -47,9 +47,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**_HISTORY, "fresh_restarts": True,
                                                                          "min_progress": 0.01}),
     # The boundary search and the start (CHEAP_START includes the galloping search), with the absolute ε = β/500
-    # they were measured with; then the relative precision (sign-growing's default on the unit sphere since).
-    "previous default (fixed-ratio search; first step 0.2)": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
-                                                                                "step": 0.2, "eps_relative": False}),
+    # they were measured with; then the relative precision (sign-growing's default on the unit sphere).
+    "sign-growing (fixed-ratio search; first step 0.2)": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
+                                                                             "step": 0.2, "eps_relative": False}),
     "+ galloping search": ("sign-growing", {**_HISTORY, "step": 0.2, "eps_relative": False}),
     "+ first step 1.0": ("sign-growing", {**_HISTORY, "eps_relative": False}),
     "first step 1.0 without the galloping search": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
@@ -147,14 +147,14 @@ for _solver, _options in VARIANTS.values():
         for _key, _value in _BEFORE_DIRECTION_PARTS.items():
             _options.setdefault(_key, _value)  # a part a row names itself stays as the row says
 
-# "today's default": the default with adaptive momentum, every part named, then with one part taken out at a time. The
-# probes' shape is left to the solver's context (the default's rule: shaped where g is not piecewise constant);
-# every other part is pinned, so these rows keep their meaning whatever the defaults become (β and the level too:
-# a tree ensemble's default is wider, with the tangent level).
-_TODAY = {**_MOMENTUM_DEFAULT, "beta": GROWING_BETA, "race_keeps_state": False, "race_halving": False,
-          "probe_level": "value", "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH,
-          "fresh_restarts": True, "beta_per_step": None}
-_TODAY_WITHOUT: dict[str, dict[str, Any]] = {
+# "fixed-β default": the default with adaptive momentum at a fixed β 0.01 and the value level, every part named,
+# then with one part taken out at a time. The probes' shape is left to the solver's context (the default's rule:
+# shaped where g is not piecewise constant); every other part is pinned, so these rows keep their meaning whatever
+# the defaults become (β and the level too: a tree ensemble's default is wider, with the tangent level).
+_FIXED_BETA = {**_MOMENTUM_DEFAULT, "beta": GROWING_BETA, "race_keeps_state": False, "race_halving": False,
+               "probe_level": "value", "skip_flat": False, "step": GROWING_STEP, "local_growth": GALLOPING_GROWTH,
+               "fresh_restarts": True, "beta_per_step": None}
+_FIXED_BETA_WITHOUT: dict[str, dict[str, Any]] = {
     "probes shaped by the direction": {"probe_shape": None},
     "adaptive momentum": {"momentum": None},
     "shrunk baseline": {"baseline": False},
@@ -173,30 +173,31 @@ _TODAY_WITHOUT: dict[str, dict[str, Any]] = {
     "galloping search (fixed ratio)": {"local_growth": 1.0},
     "first step 1.0 (0.2)": {"step": REFERENCE_STEP},
 }
-VARIANTS["today's default"] = ("sign-growing", dict(_TODAY))
-VARIANTS.update({f"today's default without {part}": ("sign-growing", {**_TODAY, **change})
-                 for part, change in _TODAY_WITHOUT.items()})
+VARIANTS["fixed-β default"] = ("sign-growing", dict(_FIXED_BETA))
+VARIANTS.update({f"fixed-β default without {part}": ("sign-growing", {**_FIXED_BETA, **change})
+                 for part, change in _FIXED_BETA_WITHOUT.items()})
 # (measured, not the default) the probe radius that follows the comparisons' balance
-VARIANTS["today's default + radius follows balance"] = ("sign-growing", {**_TODAY, "beta_balance": True})
+VARIANTS["fixed-β default + radius follows balance"] = ("sign-growing", {**_FIXED_BETA, "beta_balance": True})
 # (measured, not the default) two and four times the probe radius, each probe compared with the
 # tangent plane's level (at a wider β the sphere's offset f·β²/2 no longer cancels the bracket's ε/2, so the level
 # must move); 10, 20, 50 and 100 times for the tree ensembles' sweep
 for _widening in (2, 4, 10, 20, 50, 100):
-    VARIANTS[f"today's default with β {_widening * GROWING_BETA:g} and the tangent level"] = (
-        "sign-growing", {**_TODAY, "beta": _widening * GROWING_BETA, "probe_level": "tangent"})
-# the same at β 0.5 with today's precision: ε = β/100·g is coarser at the wider β
-VARIANTS["today's default with β 0.5 and the tangent level at β 0.01's precision"] = (
+    VARIANTS[f"fixed-β default with β {_widening * GROWING_BETA:g} and the tangent level"] = (
+        "sign-growing", {**_FIXED_BETA, "beta": _widening * GROWING_BETA, "probe_level": "tangent"})
+# the same at β 0.5 with the precision of β 0.01: ε = β/100·g is coarser at the wider β
+VARIANTS["fixed-β default with β 0.5 and the tangent level at β 0.01's precision"] = (
     "sign-growing",
-    {**_TODAY, "beta": 50 * GROWING_BETA, "probe_level": "tangent", "eps_per_beta": GROWING_EPS_PER_BETA / 50})
+    {**_FIXED_BETA, "beta": 50 * GROWING_BETA, "probe_level": "tangent", "eps_per_beta": GROWING_EPS_PER_BETA / 50})
 # β 0.04 while the steps are long, narrowing to 0.01 as they shorten: a quarter of the steps'
 # running geometric mean (zeroopt.RadiusFollowsStep), with the tangent level throughout (level with the value's at
 # β 0.01, ../probe-level/)
-_FOLLOWING_THE_STEP = {**_TODAY, "beta": 4 * GROWING_BETA, "probe_level": "tangent", "beta_per_step": STEP_RADIUS_RATIO}
+_FOLLOWING_THE_STEP = {**_FIXED_BETA, "beta": 4 * GROWING_BETA, "probe_level": "tangent",
+                       "beta_per_step": STEP_RADIUS_RATIO}
 _RADIUS_STEP_DEFAULT = {**_FOLLOWING_THE_STEP, "beta_step_floor": STEP_RADIUS_FLOOR_RATIO}  # radius follows the step
-VARIANTS["today's default with β 0.04 following the step and the tangent level"] = ("sign-growing",
+VARIANTS["fixed-β default with β 0.04 following the step and the tangent level"] = ("sign-growing",
                                                                                     dict(_RADIUS_STEP_DEFAULT))
 # ... and the same down to Sign-OPT's β 0.001 (floor 1/40), measured better late on the CNNs at a fixed β (../beta/)
-VARIANTS["today's default with β 0.04 following the step down to 0.001 and the tangent level"] = (
+VARIANTS["fixed-β default with β 0.04 following the step down to 0.001 and the tangent level"] = (
     "sign-growing", {**_FOLLOWING_THE_STEP, "beta_step_floor": REFERENCE_CODE_BETA / (4 * GROWING_BETA)})
 # the race between starts sized by the budget and the input's dimension, for every attack
 # (zeroopt.race_plan(dim=); the attack's race_starts=None), on the radius-following default
