@@ -69,13 +69,18 @@ def connect(path: str | Path) -> sqlite3.Connection:
     path = Path(path).expanduser()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        # NORMAL in WAL mode: a committed transaction survives a crash of this process (not a power cut).
-        conn.execute("PRAGMA synchronous=NORMAL")
+        return open_wal(path)
     except (OSError, sqlite3.Error) as err:
         raise StorageError(f"database {path}: {type(err).__name__}: {err}; pass another file") from None
+
+
+def open_wal(path: Path) -> sqlite3.Connection:
+    """The SQLite file at ``path`` in WAL mode with :data:`BUSY_TIMEOUT_MS`; ``sqlite3.Error`` as SQLite raises it."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # NORMAL in WAL mode: a committed transaction survives a crash of this process (not a power cut).
+    conn.execute("PRAGMA synchronous=NORMAL")
     return conn
 
 

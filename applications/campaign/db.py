@@ -18,7 +18,6 @@ from typing import Any
 
 __all__ = ["KEY", "ResultsDB", "ResultsDBError", "connect"]
 
-BUSY_TIMEOUT_MS = 60_000  # how long a writer waits for another campaign's transaction on the same file
 
 # What defines one attack; a second row with the same values is never written.
 KEY = ("dataset", "input_id", "model", "solver", "budget", "seed", "goal", "options")
@@ -114,14 +113,9 @@ def connect(path: str | Path) -> sqlite3.Connection:
     if path.is_dir():
         raise ResultsDBError(f"results database {path}: a folder, not a file; pass --db a file path")
     try:
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        # NORMAL in WAL mode: a committed transaction survives a crash of this process (not a power cut).
-        conn.execute("PRAGMA synchronous=NORMAL")
+        return open_wal(path)
     except sqlite3.Error as err:
         raise explain(path, err) from None
-    return conn
 
 
 class ResultsDB:

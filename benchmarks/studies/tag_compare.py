@@ -7,7 +7,7 @@ and mean L2 at each budget on the inputs every tag ran, and writes Markdown and 
 Usage::
 
     python -m benchmarks.studies.tag_compare --experiments gbdt-higgs,mnist-untargeted --tags full,attack-v2 \\
-        --labels "previous default,new default" --out benchmarks/results/ablation/suite_tags.md
+        --labels "default,candidate" --out benchmarks/results/ablation/suite_tags.md
 
 A tag that holds ``{B}`` (``--tags 'eps-{B},mom-{B}'``) reads column B from the runs of that tag made with
 budget B: one page for an attack that plans from its budget and was run once per budget.
