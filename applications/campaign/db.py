@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from theory.storage import open_wal
+
 __all__ = ["KEY", "ResultsDB", "ResultsDBError", "connect"]
 
 
