@@ -107,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / f"{args.name}.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [
         "# Campaign throughput: local executor vs local Ray workers", "", f"Command: `{command}`", "",
-        f"Campaign: {data['campaign']}. Machine: {os.cpu_count()} CPUs, one torch thread per worker, "
-        f"{data['date']}. Each run starts from an empty database.", "",
+        f"Campaign: {data['campaign']}. Machine: {os.cpu_count()} CPUs, one torch thread per worker. "
+        "Each run starts from an empty database.", "",
         "| executor | attacks | seconds | + start-up s | attacks/s | queries/s | median L2 "
         "| same (distortion, queries) as local | load average before → after |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",

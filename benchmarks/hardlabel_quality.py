@@ -241,7 +241,7 @@ def render(summary: dict) -> str:
         "# Hard-label attack on the authors' MNIST CNN (mnist_cw_bn.pt)",
         "",
         f"Command: `{summary['command']}` (commit {summary['commit']}, {summary['torch_threads']} torch "
-        f"thread(s), {summary['date']}, device: {summary['device']})",
+        f"thread(s), device: {summary['device']})",
         "",
         "Median / mean L2 at each query budget (a failure counts as +inf in the median). "
         "Budgets below a run's budget are read off each input's trace.",

@@ -156,8 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     lines = [
         "# Hard-label attack speed on mnist_cw_bn.pt",
         "",
-        f"Command: `{cmd}` ({args.threads} torch threads; commit {COMMIT}, the attack's code at {CODE}; "
-        f"{summary['date']})",
+        f"Command: `{cmd}` ({args.threads} torch threads; commit {COMMIT}, the attack's code at {CODE})",
         "",
         f"Load average of the machine (1, 5, 15 min; {load['cpus']} CPUs) at the start: "
         + ", ".join(f"{v:.1f}" for v in load["start"])

@@ -190,7 +190,7 @@ def _section(block: dict[str, Any], label: str) -> list[str]:
 
 
 def _default_row(block: dict[str, Any]) -> dict[str, Any] | None:
-    """The row of today's default attack (runs made with each budget), if the report has one."""
+    """The row of the default attack (runs made with each budget), if the report has one."""
     return next((r for r in block["rows"] if "made_with" in r), None)
 
 
@@ -222,7 +222,7 @@ def summary(blocks: dict[str, list[tuple[dict[str, Any], str]]]) -> list[str]:
     """Compact table: median ratio at 10k and at the largest budget, on the inputs every attack ran on."""
     head = ["| experiment (exact on) | exact median L2 | inputs | "
             + " | ".join(f"{a}" for a in SUMMARY_ATTACKS) + f" | `{DEFAULT_SOLVER}` on all inputs"
-            f" | `{DEFAULT_ATTACK}` (today's default, runs made with each budget) |",
+            f" | `{DEFAULT_ATTACK}` (the default, runs made with each budget) |",
             "|---|---|---|" + "---|" * (len(SUMMARY_ATTACKS) + 2)]
     for experiment, items in blocks.items():
         for block, label in items:
