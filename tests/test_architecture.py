@@ -128,7 +128,16 @@ NARRATION = [
     re.compile(r"\bremade\b", re.I),
     re.compile(r"\bwork period", re.I),
     re.compile(r"\b\d{1,2}:\d{2} ?[–-] ?\d{1,2}:\d{2}\b"),  # a run's clock times, "16:19–16:39"
+    # which configuration was the default when: say what a configuration is ("β 0.001", "plain probes")
+    re.compile(r"\btoday's\b", re.I),
+    re.compile(r"\bnow the default\b", re.I),
+    re.compile(r"\b(new|previous|earlier|former|old) defaults?\b", re.I),
+    re.compile(r"\bwas the default\b", re.I),
+    re.compile(r"\b(until now|formerly|used to be)\b", re.I),
+    # ("no longer" is left out: the tree uses it for what a mechanism stops doing, "the label is no longer y")
 ]
+# A calendar date says when a run was made; it may stand as data in a table row (a run log's time column) only.
+NARRATION_DATE = re.compile(r"\b20\d{2}-[01]\d-[0-3]\d\b")
 # Legitimate uses of the words: a process session (setsid, subprocess's start_new_session) and a Ray session.
 NARRATION_ALLOWED = re.compile(r"own[ -]session|start_new_session|Ray session", re.I)
 TEXT_SUFFIXES = {".py", ".md", ".sh", ".toml", ".cfg", ".txt", ".rst"}
@@ -144,19 +153,51 @@ def _tracked_text_files() -> list[Path]:
             and p != Path(__file__).resolve()]
 
 
+def _narrates(line: str) -> bool:
+    if NARRATION_ALLOWED.search(line):
+        return False
+    return any(p.search(line) for p in NARRATION) or (
+        NARRATION_DATE.search(line) is not None and not line.lstrip().startswith("|"))
+
+
 def narration(text: str) -> list[tuple[int, str]]:
     """The lines of ``text`` that narrate when something was made, as ``(line number, line)``."""
-    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1)
-            if any(p.search(line) for p in NARRATION) and not NARRATION_ALLOWED.search(line)]
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1) if _narrates(line)]
+
+
+# Lines this check cannot fix from here: files another part of the project owns, each with the words the line
+# keeps until it is rewritten there (a waived line must still hold them; remove the entry with the rewrite).
+NARRATION_WAIVED = {
+    # "today's measured late radius 0.01": should read "the measured late radius 0.01"
+    ("zeroopt/radius_step.py", "today's"),
+    # "one search for targeted ones (the previous default)": should read "(the untargeted-only race)"
+    ("applications/hardlabel/attack.py", "(the previous default)"),
+}
+
+
+def _waived(path: str, line: str) -> bool:
+    return any(path == p and words in line for p, words in NARRATION_WAIVED)
 
 
 def test_the_narration_check_catches_what_it_should() -> None:
     text = ("the twenty-eighth session's default\nruns remade at d0a9c0e\nthe headline at HEAD\n"
-            "made 16:19–16:39 on two cores\nsetsid: the local executor in its own session\nβ is a tenth of the step\n")
-    assert [i for i, _ in narration(text)] == [1, 2, 3, 4]
+            "made 16:19–16:39 on two cores\nsetsid: the local executor in its own session\nβ is a tenth of the step\n"
+            "# Today's default with one part taken out\nagainst the previous default (tag `eps-B`)\n"
+            "probe shape (**now the default**)\nbatched, seed 0, 2026-11-29, by:\n"
+            "| 2026-11-26 02:27:50 | `python -m benchmarks.run_suite` | 320 |\nthe label is no longer y\n"
+            "the defaults of `sign-growing` (the default)\n")
+    assert [i for i, _ in narration(text)] == [1, 2, 3, 4, 7, 8, 9, 10]
 
 
 def test_no_line_narrates_history() -> None:
     found = [f"{path.relative_to(ROOT)}:{i}: {line[:100]}"
-             for path in _tracked_text_files() for i, line in narration(path.read_text(errors="replace"))]
+             for path in _tracked_text_files() for i, line in narration(path.read_text(errors="replace"))
+             if not _waived(path.relative_to(ROOT).as_posix(), line)]
     assert not found, "say what is true now (history lives in git):\n" + "\n".join(found)
+
+
+def test_every_waived_narration_is_still_there() -> None:
+    """A waiver goes with the rewrite of its line: one whose words are gone must be removed."""
+    stale = [f"{path}: {words!r}" for path, words in sorted(NARRATION_WAIVED)
+             if words not in (ROOT / path).read_text(errors="replace")]
+    assert not stale, "remove these entries from NARRATION_WAIVED:\n" + "\n".join(stale)
