@@ -11,7 +11,7 @@ import pytest
 @pytest.mark.parametrize(
     "name",
     ["zeroopt.driver", "zeroopt.restarts", "zeroopt.pruning", "zeroopt.mixture", "zeroopt.estimators",
-     "zeroopt.momentum", "zeroopt.history_subspace",
+     "zeroopt.momentum", "zeroopt.history_subspace", "zeroopt.describe",
      "applications.hardlabel.attack",
      "applications.hardlabel.bounds", "applications.trees.exact",
      "applications.trees.thresholds", "theory.figures", "theory.storage", "benchmarks.studies.basins",

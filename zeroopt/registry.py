@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .descent import PRESETS, REFERENCE_EPS_PER_BETA
+from .describe import describe_chain
 from .parts import unit_sphere
 from .solver import ComposedSolver
 
@@ -150,6 +151,12 @@ class SolverSpec:
     def build(self, context: SolverContext, **overrides: Any) -> ComposedSolver:
         """The solver for ``context``: its context defaults, then ``overrides``, validated."""
         return self.factory(self.options(**self.resolve(context, **overrides)), context)
+
+    def describe(self, context: SolverContext | None = None, **overrides: Any) -> str:
+        """The chain of parts this solver runs in ``context`` (default: a plain objective of dimension 10), stage
+        by stage with each part's settings, as :meth:`build` makes it."""
+        context = SolverContext(dim=10) if context is None else context
+        return describe_chain(self.build(context, **overrides), context)
 
 
 _REGISTRY: dict[str, SolverSpec] = {}
