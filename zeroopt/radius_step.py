@@ -35,7 +35,7 @@ __all__ = ["STEP_RADIUS_FLOOR_RATIO", "STEP_RADIUS_RATIO", "STEP_RADIUS_SMOOTHIN
 #: (``benchmarks/results/ablation/radius-step/``), so a solver whose own β is 0.04 keeps it for the first
 #: thousand or two queries and narrows it to its floor as the steps shorten.
 STEP_RADIUS_RATIO = 0.25
-#: Never narrower than a quarter of the solver's own β: for the attack's ``sign-growing`` with β = 0.04, today's
+#: Never narrower than a quarter of the solver's own β: for the attack's ``sign-growing`` with β = 0.04, the
 #: measured late radius 0.01 (:data:`~zeroopt.solvers.GROWING_BETA`).
 STEP_RADIUS_FLOOR_RATIO = 0.25
 #: The weight of the newest step in the running mean of log step sizes: the mean forgets a step's effect by half

@@ -118,7 +118,7 @@ def attack(
         point goes on. ``None``: as many starts as :func:`zeroopt.race_plan` gives the budget and the input's
         dimension (on 784 values none below about 6.7k queries, 2 from there, 4 from 13.3k, 8 from 26.7k; each
         start's share grows with d, so on CIFAR-10's 3072 none below about 26k). ``"untargeted"``: the budget's
-        starts for untargeted attacks whatever d, one search for targeted ones (the previous default). ``"auto"``
+        starts for untargeted attacks whatever d, one search for targeted ones (the untargeted-only race). ``"auto"``
         (default): the budget's starts for untargeted attacks whatever d, the budget's and d's for targeted ones.
         1: one search. g has many basins and which one a run ends in is set early; the race takes the bad ones
         away (MNIST untargeted mean L2 at 20k 2% lower, GBDT MNIST 13% lower per input at 32k, MNIST targeted
