@@ -32,6 +32,7 @@ from .config import (
     progress_bar,
     seeds_for,
 )
+from .distance import as_distance
 from .initial import already_adversarial, fresh_initial_search, initial_directions
 from .inputs import as_labels, check_labels_fit
 from .result import AttackResult
@@ -54,6 +55,7 @@ def attack(
     solver: str = DEFAULT_SOLVER,
     seed: int | Sequence[int] | None = None,
     bounds: tuple[ArrayLike, ArrayLike] = (0.0, 1.0),
+    norm: float | str = 2,
     progress: bool = False,
     config: AttackConfig | None = None,
     **options: Any,
@@ -90,6 +92,9 @@ def attack(
     bounds
         ``(lower, upper)`` of the input domain, scalars or arrays broadcastable to one input's shape
         (per-feature boxes for tabular data); every query is clipped to it.
+    norm
+        The distance minimised and reported: ``2`` (L2, the paper's) or ``np.inf`` (L∞). Every ray is measured in
+        it, so g(θ) is the distance in that norm and the solver runs unchanged (:mod:`.distance`).
     progress
         Show a progress bar (queries spent out of the total budget).
     config
@@ -224,6 +229,7 @@ def attack(
     started = time.perf_counter()
     # 1. Validate, and split the keywords between the attack's parts and the solver.
     x, lo, hi = check_inputs(x0, budget, solver, bounds)
+    distance = as_distance(norm)
     cfg, solver_options = AttackConfig.split(config, options)
     n, shape = x.shape[0], x.shape[1:]
     # 2. Adapt the model to a hard-label oracle.
@@ -251,11 +257,11 @@ def attack(
     bar = progress_bar(progress, n * int(budget))
     group = BoundaryOracleGroup(_labels_checked(label_model, y, tgt), images, shape, (lo, hi), default_eps=eps0,
                                 ratio=cfg.local_ratio, growth=cfg.local_growth,
-                                on_round=None if bar is None else bar.update)
+                                on_round=None if bar is None else bar.update, distance=distance)
 
     def result(solver_results: list[Any], passed: Any) -> AttackResult:
         return AttackResult.from_images(images, shape, solver_results, label_model.calls - calls_before,
-                                        time.perf_counter() - started, group.model_seconds, passed)
+                                        time.perf_counter() - started, group.model_seconds, passed, distance.name)
 
     members: list[int] = []
     runs: Any = None

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, OracleGroup, QueryLedger
+from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, OracleGroup, QueryLedger
 from zeroopt.oracle import Request, Response
 
+from .distance import L2, Distance
 from .flat import flat_pixels
 from .ray import Bound, Ray
 
@@ -211,6 +212,9 @@ class BoundaryOracleGroup(OracleGroup):
         paper's fixed ratio).
     on_round
         Optional callback after every model call with the number of samples sent (progress bars).
+    distance
+        The norm every distance is measured in (:mod:`.distance`): rays are parametrised by it, and the best
+        points are kept by it.
     """
 
     def __init__(
@@ -224,8 +228,10 @@ class BoundaryOracleGroup(OracleGroup):
         ratio: float = PAPER_LOCAL_RATIO,
         growth: float = PAPER_LOCAL_GROWTH,
         on_round: Callable[[int], None] | None = None,
+        distance: Distance = L2,
     ) -> None:
         self.model = model
+        self.distance = distance
         self.images = list(images)
         self.input_shape = tuple(input_shape)
         self.lo, self.hi = bounds
@@ -238,7 +244,7 @@ class BoundaryOracleGroup(OracleGroup):
     # -------------------------------------------------------------------------------- the search engine
 
     def ray(self, owner: int, theta: NDArray[np.float64], *, reach: bool = True) -> Ray | None:
-        return Ray.make(self.images[owner].x0, theta, self.lo, self.hi, reach=reach)
+        return Ray.make(self.images[owner].x0, theta, self.lo, self.hi, reach=reach, length=self.distance.length)
 
     def query(
         self, owners: NDArray[np.int64], points: NDArray[np.float64], *, record: bool = True
@@ -264,7 +270,7 @@ class BoundaryOracleGroup(OracleGroup):
             if record and adv.any():
                 hits = rows[adv]
                 # Distances of the float32 points the model actually saw, so the figure is honest.
-                dist = np.linalg.norm(batch[hits].reshape(len(hits), -1).astype(np.float64) - img.x0, axis=1)
+                dist = self.distance.of(batch[hits].reshape(len(hits), -1).astype(np.float64) - img.x0)
                 # (img.x0 holds the float32 values the model sees, so an input that is already
                 # misclassified has distortion exactly 0.)
                 j = int(np.argmin(dist))
@@ -355,7 +361,9 @@ class BoundaryOracleGroup(OracleGroup):
             k = next((i for i, s in enumerate(searches) if not s.done), len(searches))
             exhausted = k < len(searches)
             spent = self.images[owner].ledger.spent
-            if isinstance(req, FlatCoordinates):
+            if isinstance(req, FlatCoordinates) and self.distance is not L2:
+                responses.append(FlatMask(flat=None, queries=spent))  # flat_pixels' geometry is L2's: knows nothing
+            elif isinstance(req, FlatCoordinates):
                 responses.append(flat_pixels(self.images[owner].x0, np.asarray(req.point, dtype=float), req.value,
                                              req.radius, self.lo, self.hi, spent))
             elif isinstance(req, Evaluate):

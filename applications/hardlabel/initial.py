@@ -144,7 +144,7 @@ def _probe(
     probes = []
     for i, thetas in candidates.items():
         for theta in thetas:
-            probes.append(RaySearch(i, group.ray(i, theta), float(np.linalg.norm(theta)), 0.0, "compare"))
+            probes.append(RaySearch(i, group.ray(i, theta), group.distance.length(theta), 0.0, "compare"))
     group.run(probes)
     hits: dict[int, list[tuple[NDArray[np.float64], float]]] = {i: [] for i in candidates}
     for s in probes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,18 +28,19 @@ class Ray:
 
     @property
     def direction(self) -> NDArray[np.float64]:
-        """The unit vector θ/‖θ‖."""
+        """θ/‖θ‖, a unit vector in the ray's norm."""
         if self._unit is None:
             self._unit = self._theta / self._norm
         return self._unit
 
     @classmethod
     def make(cls, x0: NDArray[np.float64], theta: NDArray[np.float64], lo: Bound, hi: Bound, *,
-             reach: bool = True) -> Ray | None:
+             reach: bool = True, length: Callable[[NDArray[np.float64]], float] | None = None) -> Ray | None:
         """The ray from ``x0`` along ``theta``; ``lo``/``hi``: scalars or flat per-feature arrays. Without
         ``reach``, ``lam_max`` is left infinite: enough for a comparison's single query at a given λ (clipped all
-        the same), and it spares the pass over every feature that finds where the ray leaves the box."""
-        norm = float(np.linalg.norm(theta))
+        the same), and it spares the pass over every feature that finds where the ray leaves the box.
+        ``length``: the norm λ is measured in (default L2), so that the point at λ is that far from ``x0``."""
+        norm = float(np.linalg.norm(theta)) if length is None else length(theta)
         if not np.isfinite(norm) or norm == 0.0:
             return None
         if not reach:

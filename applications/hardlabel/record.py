@@ -108,7 +108,7 @@ def record_search(
     if not 0 < finest < 1:
         raise ValueError(f"finest must be in (0, 1), got {finest!r}")
     states = {
-        i: _Record(rays=[group.ray(i, t) for t in thetas], lams=[float(np.linalg.norm(t)) for t in thetas])
+        i: _Record(rays=[group.ray(i, t) for t in thetas], lams=[group.distance.length(t) for t in thetas])
         for i, thetas in candidates.items()
     }
     while True:

@@ -21,8 +21,8 @@ class AttackResult:
         ``(N, *input_shape)`` best adversarial example found for each input (the model labelled exactly
         this point adversarial); the original input where none was found.
     distortion
-        ``(N,)`` L2 distance ‖x_adv − x0‖; ``inf`` where no adversarial was found, 0 for inputs the model
-        already misclassified.
+        ``(N,)`` distance ‖x_adv − x0‖ in the attack's ``norm``; ``inf`` where no adversarial was found, 0 for
+        inputs the model already misclassified.
     queries
         ``(N,)`` model queries spent on each input (never above the budget).
     success
@@ -39,6 +39,8 @@ class AttackResult:
     solver_results
         Per input, the zeroopt ``OptimizeResult`` of the boundary-distance minimisation (of its last restart;
         ``None`` when the input needed none), for diagnostics.
+    norm
+        The distance's name: ``"L2"`` or ``"L∞"``.
     """
 
     x_adv: NDArray[np.float32]
@@ -50,9 +52,10 @@ class AttackResult:
     wall_time: float
     model_time: float = 0.0
     solver_results: list[Any] = field(default_factory=list, repr=False)
+    norm: str = "L2"
 
     @classmethod
-    def from_images(cls, images, shape, solver_results, model_calls, wall_time, model_time, verified):  # type: ignore[no-untyped-def]
+    def from_images(cls, images, shape, solver_results, model_calls, wall_time, model_time, verified, norm="L2"):  # type: ignore[no-untyped-def]
         x_adv = np.stack(
             [
                 (img.best_point if img.best_point is not None else img.x0.astype(np.float32)).reshape(shape)
@@ -69,6 +72,7 @@ class AttackResult:
             wall_time=wall_time,
             model_time=model_time,
             solver_results=list(solver_results),
+            norm=norm,
         )
 
     def distortion_at(self, queries: int) -> NDArray[np.float64]:
@@ -85,7 +89,8 @@ class AttackResult:
         ok = self.success
         d = self.distortion[ok]
         # Over the successes only; with none there is no distortion to report (never a NaN).
-        stats = f"median L2 {np.median(d):.4f}, mean L2 {np.mean(d):.4f}" if len(d) else "no distortion to report"
+        n = self.norm
+        stats = f"median {n} {np.median(d):.4f}, mean {n} {np.mean(d):.4f}" if len(d) else "no distortion to report"
         return (
             f"{int(ok.sum())}/{len(ok)} adversarial, {stats}, "
             f"{int(self.queries.sum())} queries in {self.model_calls} model calls, {self.wall_time:.1f} s"

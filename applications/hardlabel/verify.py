@@ -53,5 +53,5 @@ def final_check(
             continue
         j = ok[0]  # the first candidate the model still calls adversarial: the nearest safer one, else the point
         img.best_point = batch[j].reshape(img.best_point.shape)
-        img.best_distance = float(np.linalg.norm(batch[j].astype(np.float64) - img.x0))
+        img.best_distance = group.distance.length(batch[j].astype(np.float64) - img.x0)
     return passed

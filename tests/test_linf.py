@@ -1,0 +1,78 @@
+"""The L∞ attack: the same solver on rays measured in L∞, against the exact L∞ distance to a linear boundary."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from applications.hardlabel import attack
+
+W = np.random.default_rng(11).standard_normal((2, 16))
+
+
+def two_class(x: np.ndarray) -> np.ndarray:
+    return (x.reshape(len(x), -1) - 0.5) @ W.T
+
+
+def test_linf_attack_reaches_the_exact_linf_distance_of_a_linear_boundary() -> None:
+    x = np.random.default_rng(0).uniform(0.35, 0.65, size=(4, 16))
+    y = two_class(x).argmax(1)
+    # The boundary of two linear classes is the hyperplane (w0 - w1)·(x - 0.5) = 0: from x0 its L∞ distance is
+    # |(w0 - w1)·(x0 - 0.5)| / ‖w0 - w1‖₁ (inside the box here, so the bounds never bind).
+    w = W[0] - W[1]
+    exact = np.abs((x - 0.5) @ w) / np.abs(w).sum()
+    assert np.all(exact < 0.3)
+    res = attack(two_class, x, y, budget=3000, seed=0, n_classes=2, norm=np.inf)
+    assert res.success.all() and res.norm == "L∞" and "median L∞" in res.summary()
+    measured = np.abs(res.x_adv.astype(np.float64) - x.astype(np.float32).astype(np.float64)).max(axis=1)
+    np.testing.assert_allclose(res.distortion, measured, rtol=1e-6)
+    assert np.all(two_class(res.x_adv).argmax(1) != y)
+    assert np.all(res.distortion >= exact * (1 - 1e-4))
+    assert np.all(res.distortion <= exact * 1.25)  # the descent is slower in L∞ than in L2 (see the L∞ page)
+    # The L2 attack's points are farther in L∞: the norm changed what was minimised.
+    l2 = attack(two_class, x, y, budget=3000, seed=0, n_classes=2)
+    l2_linf = np.abs(l2.x_adv.astype(np.float64) - x.astype(np.float32).astype(np.float64)).max(axis=1)
+    assert np.median(l2_linf / res.distortion) > 1.3
+
+
+@pytest.mark.parametrize("bad", [1, "l3", None, 2.5])
+def test_an_unknown_norm_is_refused_before_any_query(bad: object) -> None:
+    calls = []
+
+    def model(b: np.ndarray) -> np.ndarray:
+        calls.append(len(b))
+        return two_class(b)
+
+    with pytest.raises(ValueError, match="norm must be 2"):
+        attack(model, np.full((1, 16), 0.5), [0], budget=100, norm=bad)
+    assert not calls
+
+
+def test_linf_attack_on_a_tree_model_and_targeted() -> None:
+    lightgbm = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(1)
+    xs = rng.uniform(0, 1, size=(400, 6))
+    ys = (xs[:, 0] + xs[:, 1] > 1).astype(int) + (xs[:, 2] > 0.5)
+    model = lightgbm.LGBMClassifier(n_estimators=20, num_leaves=8, verbose=-1).fit(xs, ys)
+    x, y = xs[:3], model.predict(xs[:3])
+    res = attack(model, x, y, budget=800, seed=0, norm="inf")
+    assert res.success.all()
+    assert np.all(model.predict(res.x_adv) != y)
+    target = (y + 1) % 3
+    tres = attack(model, x, y, target=target, budget=800, seed=0, norm="linf", target_pool=(xs, model.predict(xs)))
+    assert np.all(model.predict(tres.x_adv)[tres.success] == target[tres.success]) and tres.success.any()
+
+
+def test_the_peer_view_counts_caps_and_keeps_the_best_linf_point() -> None:
+    from benchmarks.studies.linf import CappedLabels, Exhausted
+
+    x0 = np.full(16, 0.5)
+    view = CappedLabels(lambda b: two_class(b).argmax(1), x0, int(two_class(x0[None]).argmax(1)[0]), 5, 2)
+    far = np.clip(x0 + 0.5 * np.sign(W[1] - W[0]), 0, 1)  # the far corner on the other class's side
+    near = x0 + 0.25 * (far - x0)
+    out = view(np.stack([x0, far, near]))
+    assert out.shape == (3, 2) and view.spent == 3
+    assert view.at(1) == np.inf and view.at(2) == pytest.approx(0.5) and view.at(3) == pytest.approx(0.125)
+    with pytest.raises(Exhausted):
+        view(np.stack([x0, x0, x0]))
+    assert view.spent == 5
