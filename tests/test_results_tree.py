@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# "A few MB": about 4.06 MB (pages, small JSON, palette PNGs), with room for a page or two more.
-LIMIT_BYTES = 4_100_000
+# "A few MB": about 4.2 MB of pages, small JSON and palette PNGs (the suite, the ablations, the DFO and overhead
+# pages), with room for a few pages more; per-run records belong in the results database, never here.
+LIMIT_BYTES = 4_500_000
 
 
 def _tracked() -> list[Path]:
