@@ -13,6 +13,7 @@ and times EfficientNet-Lite0's forward pass at batch 1 and 32. Usage::
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -57,7 +58,20 @@ def success_rates(t: dict) -> dict[str, dict[str, float]]:
             for a, cols in t.get("per_input", {}).items()}
 
 
-def page(tables: list[dict], command: str, prefix: str, forward: dict[str, float]) -> str:
+def run_commands(experiment: str, n: int, db: str | None, prefix: str) -> list[str]:
+    """The suite commands that make an experiment's runs for this page, on its first ``n`` inputs (resumable)."""
+    base = (f"python -m benchmarks.run_suite --experiments {experiment} --images {n} --peer-images {n} --peer-group 1 "
+            + (f"--db {db} " if db else "") + "--runs-only")
+    largest = max(IMAGENET_BUDGETS)
+    lines = [f"{base} --max-budget {largest} --tag {prefix}-{largest} --attacks {OURS},art-hsj,art-signopt,fb-hsja"]
+    lines += [f"{base} --max-budget {b} --tag {prefix}-{b} --attacks {OURS}" for b in IMAGENET_BUDGETS[-2::-1]]
+    if experiment.endswith("-untargeted"):
+        lines += [f"{base} --max-budget {b} --tag {prefix}-{b} --attacks art-geoda" for b in IMAGENET_BUDGETS]
+    return lines
+
+
+def page(tables: list[dict], command: str, prefix: str, forward: dict[str, float], db: str | None = None,
+         notes: list[str] | None = None) -> str:
     covered = ", ".join(f"{t['experiment']}: {len(t['inputs'])} of the plan's 10" for t in tables)
     lines = [
         "# ImageNet: EfficientNet-Lite0, our default attack beside ART and foolbox",
@@ -79,6 +93,12 @@ def page(tables: list[dict], command: str, prefix: str, forward: dict[str, float
         "the other jobs on the machine).",
         "",
     ]
+    lines += [*(notes or []), *([""] if notes else [])]
+    lines += ["The runs: for each experiment, these commands with N the number of inputs (each stored run is kept, "
+              "so a larger N adds inputs and an interrupted command resumes):", "", "```bash"]
+    for t in tables:
+        lines += run_commands(t["experiment"], len(t["inputs"]) or 1, db, prefix)
+    lines += ["```", ""]
     for t in tables:
         lines.append(markdown(t, OURS, command))
         rates = success_rates(t)
@@ -97,8 +117,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--prefix", default="imagenet", help="tags PREFIX-250 ... PREFIX-2000")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/imagenet"))
     p.add_argument("--no-forward", action="store_true", help="skip timing the model")
+    p.add_argument("--note", action="append", default=[], help="a line for the page (what was run, what was not)")
     a = p.parse_args(argv)
-    command = "python -m benchmarks.imagenet_page " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m benchmarks.imagenet_page " + " ".join(map(shlex.quote, sys.argv[1:] if argv is None else argv))
     budgets = IMAGENET_BUDGETS
     tag = {b: RunStore(a.db, f"{a.prefix}-{b}") for b in budgets}
     largest = max(budgets)
@@ -113,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         tables.append(t)
     forward = {} if a.no_forward else forward_seconds()
     a.out.mkdir(parents=True, exist_ok=True)
-    (a.out / "README.md").write_text(page(tables, command, a.prefix, forward))
+    (a.out / "README.md").write_text(page(tables, command, a.prefix, forward, a.db, a.note))
     (a.out / "imagenet.json").write_text(compact_json({"tables": tables, "forward_seconds": forward,
                                                        "success": [success_rates(t) for t in tables]}))
     print((a.out / "README.md").read_text())
