@@ -48,6 +48,9 @@ class LabelModel:
     takes_tensor
         Whether ``invoke`` accepts a ``torch.Tensor`` as is (torch models); otherwise tensors become numpy
         arrays.
+    copies_input
+        Whether ``invoke`` already hands the model memory of its own (the torch adapter's move to the model's
+        device and dtype copies, or it clones); otherwise every chunk is copied before ``invoke`` sees it.
     piecewise_constant
         Whether the model is a tree ensemble (labels constant between its splits' thresholds), which the attack
         tells its solver (``zeroopt.SolverContext(piecewise_constant=True)``).
@@ -82,6 +85,7 @@ class LabelModel:
         n_classes: int | None = None,
         batch_size: int | None = None,
         takes_tensor: bool = False,
+        copies_input: bool = False,
         check_input: Callable[[Batch], None] | None = None,
         piecewise_constant: bool = False,
     ) -> None:
@@ -93,6 +97,7 @@ class LabelModel:
         self.n_classes = check_n_classes(n_classes)
         self.batch_size = check_batch_size(batch_size)
         self._takes_tensor = takes_tensor
+        self._copies_input = copies_input
         # Score width seen so far when n_classes is unknown: a model whose width changes between calls is
         # broken.
         self._width: int | None = None
@@ -194,7 +199,7 @@ class LabelModel:
         self.calls += 1
         self.samples += n
         try:
-            raw = self._invoke(_own_copy(chunk))
+            raw = self._invoke(chunk if self._copies_input else _own_copy(chunk))
         except Exception as err:
             hint = ""
             torch = _torch()

@@ -75,13 +75,17 @@ def torch_label_model(
         )
 
     def invoke(chunk: Batch) -> Any:
+        caller = chunk.ctypes.data if isinstance(chunk, np.ndarray) else chunk.data_ptr()
         if isinstance(chunk, np.ndarray):
             # torch refuses negative strides and warns on read-only buffers; a copy costs less than a forward.
             if not (chunk.flags.c_contiguous and chunk.flags.writeable):
                 chunk = np.array(chunk, order="C")
             chunk = torch.from_numpy(chunk)
         with torch.inference_mode(), exact_float32():
-            return module(chunk.to(device=run_on, dtype=dtype))
+            moved = chunk.to(device=run_on, dtype=dtype)
+            if moved.data_ptr() == caller:  # already on the model's device and dtype: the model gets a copy
+                moved = moved.clone()
+            return module(moved)
 
     def decode(raw: Any, n: int) -> tuple[np.ndarray, int | None]:
         if not isinstance(raw, torch.Tensor):
@@ -106,7 +110,8 @@ def torch_label_model(
         return decode_labels_or_scores(raw, n, n_classes, "torch")
 
     return LabelModel(
-        invoke, decode, kind="torch", n_classes=n_classes, batch_size=batch_size, takes_tensor=True
+        invoke, decode, kind="torch", n_classes=n_classes, batch_size=batch_size, takes_tensor=True,
+        copies_input=True,
     )
 
 
