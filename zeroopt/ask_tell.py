@@ -210,8 +210,7 @@ def ask_tell(
     max_iter, target = check_max_iter(max_iter), check_target(target)
     callbacks_list = check_callbacks(callbacks)
     built = make_solver(solver, SolverContext(dim=x.size, lipschitz=None, shape=x.shape), **options)
-    seed = check_seed(seed)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))  # (a Generator is returned as it is)
     run = run_solver(built, x.ravel(), rng=rng, max_iter=max_iter, target=target, callbacks=callbacks_list,
                      shape=x.shape)
     return AskTell(run, budget, x.shape)

@@ -361,8 +361,7 @@ def minimize(
         )
     oracle = as_oracle(fun, x.shape, budget=budget)
     gradient = getattr(fun, "gradient", None)
-    seed = check_seed(seed)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))  # (a Generator is returned as it is)
     run = run_solver(
         built,
         x.ravel(),
