@@ -91,6 +91,78 @@ def test_no_python_file_over_400_lines() -> None:
     assert not long, f"split these into modules with one job each (at most {MAX_LINES} lines):\n" + "\n".join(long)
 
 
+def import_graph(package: str) -> dict[str, set[str]]:
+    """Module → the modules of ``package`` it imports (lazy and ``TYPE_CHECKING`` imports included)."""
+    names = {_module_name(path): path for path in _modules(package)}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        targets = set()
+        for _, target in imported_modules(path):
+            # "from . import x" names the package; "from .a import B" names module a
+            while target and target not in names:
+                target = target.rpartition(".")[0]
+            if target and target != name and target != package:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    circles.append(sorted(group))
+    return circles
+
+
+def test_the_circle_finder_finds_a_circle_through_three_modules() -> None:
+    graph = {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a", "p.d"}, "p.d": set()}
+    assert import_circles(graph) == [["p.a", "p.b", "p.c"]]
+    assert import_circles({**graph, "p.c": {"p.d"}}) == []
+
+
+def test_no_import_circle_in_zeroopt() -> None:
+    circles = import_circles(import_graph("zeroopt"))
+    assert not circles, "modules that import each other (through TYPE_CHECKING too):\n" + "\n".join(map(str, circles))
+
+
+def test_zeroopt_base_and_constants_are_leaves() -> None:
+    graph = import_graph("zeroopt")
+    # base may use the request types and the published constants; nothing else of zeroopt
+    assert graph["zeroopt.base"] <= {"zeroopt.requests", "zeroopt.constants"}
+    assert graph["zeroopt.constants"] == set() and graph["zeroopt.requests"] == set()
+
+
 def _run(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
 

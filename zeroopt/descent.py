@@ -14,16 +14,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .directions import DirectionSampler, make_sampler, sampler_names
+from .base import DirectionRule, DirectionSampler, SolverContext
+from .constants import (
+    PAPER_BETA,
+    PAPER_Q,
+    PRESETS,
+    REFERENCE_BETA_DECAY,
+    REFERENCE_BETA_MIN,
+    REFERENCE_CODE_BETA,
+    REFERENCE_CODE_Q,
+    REFERENCE_EPS_PER_BETA,
+    REFERENCE_GROW,
+    REFERENCE_SHRINK,
+    REFERENCE_STEP,
+    REFERENCE_STEP_MIN,
+    REFERENCE_STEP_RESET,
+)
+from .directions import make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .history_subspace import HistorySubspaceProbes
 from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
-from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
+from .momentum import AdaptiveMomentum, ChainedDirections
 from .orthogonal import OrthogonalDirections
 from .parts import (
     BestProbe,
@@ -42,34 +58,12 @@ from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from .shaping import IterateShapedProbes
 from .solver import ComposedSolver, StepRule
 
-if TYPE_CHECKING:
-    from .registry import SolverContext
-
 __all__ = [
     "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
     "DescentOptions", "check_positive", "descent_solver", "precision_for", "preset_for", "step_rule_for",
     "unit_sphere_steps", "NO_PROGRESS_WINDOW",
 ]
 
-# Paper constants (Section 3.2 and the reference code), named once here.
-PAPER_Q = 20
-REFERENCE_CODE_Q = 10  # the authors' untargeted L2 code uses q = 10, not the paper's 20
-PAPER_BETA = 0.005
-REFERENCE_CODE_BETA = 0.001
-#: Published constant sets a solver context may ask for (``SolverContext(constants=...)``).
-PRESETS: dict[str, dict[str, float]] = {
-    "paper": {"q": PAPER_Q, "beta": PAPER_BETA},
-    "reference": {"q": REFERENCE_CODE_Q, "beta": REFERENCE_CODE_BETA},
-}
-REFERENCE_STEP = 0.2
-REFERENCE_GROW = 2.0
-REFERENCE_SHRINK = 0.25
-REFERENCE_STEP_MIN = 1e-4
-REFERENCE_STEP_RESET = 1.0  # the reference code restarts the step at 1.0 when it shrinks below the floor
-REFERENCE_BETA_DECAY = 0.1
-REFERENCE_BETA_MIN = 1e-8
-#: The reference code's binary searches stop at β/500: with an oracle of adjustable precision, ε follows β.
-REFERENCE_EPS_PER_BETA = 1 / 500
 #: Iterations without improvement after which a fixed-step run stops (:class:`~zeroopt.parts.NoProgressRule`).
 NO_PROGRESS_WINDOW = 200
 

@@ -9,34 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .base import DirectionSampler, SolverContext
 from .rowwise import row_norms
-
-if TYPE_CHECKING:
-    from .registry import SolverContext
 
 __all__ = [
     "CoordinateDirections", "DirectionSampler", "GaussianDirections", "SphereDirections", "make_sampler",
     "register_sampler", "sampler_names",
 ]
-
-
-class DirectionSampler(Protocol):
-    """Draws probe directions. A sampler whose draws do not depend on an input's shape may say so with a class
-    attribute ``shape_free = True``: a solver that keeps its probes off some coordinates
-    (``skip_flat``) then draws it within the others; any other sampler's draws are masked there instead."""
-
-    def sample(self, rng: np.random.Generator, q: int, d: int, iteration: int) -> NDArray[np.float64]:
-        """Return ``(q, d)`` directions."""
-        ...
-
-    def scale(self, d: int) -> float:
-        """Factor c with ``c * E[u u^T] = I``."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,12 @@ evaluated in one batch) and returns a :class:`GradientEstimate`.
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .base import GradientEstimate, GradientEstimator
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 from .rowwise import row_norms
 
@@ -25,56 +25,6 @@ __all__ = [
 #: objective that is a radius (see :func:`probe_levels`), f(x) / cos∠(x, probe).
 ProbeLevel = Literal["value", "tangent"]
 PROBE_LEVELS: tuple[str, ...] = ("value", "tangent")
-
-
-@dataclass(frozen=True)
-class GradientEstimate:
-    """An estimate of ∇f (of its smoothed version, for forward differences).
-
-    Attributes
-    ----------
-    g
-        The estimate.
-    eps
-        Largest precision reported for the probe values (0 for comparisons).
-    used
-        Number of probes that contributed (probes with an infinite value are dropped).
-    best_x, best_f, best_eps
-        The best probe point and its value, when values were observed (forward differences).
-    below_fraction
-        For comparison estimators: the fraction of probes that found a lower value (``None`` otherwise). Far
-        from ½, the probes mostly measure an offset common to all of them (curvature at radius β, the
-        precision of f(x)) rather than the slope, which a behaviour may act on
-        (:class:`~zeroopt.radius.RadiusFollowsBalance` narrows the probe radius on it).
-    probes, weights
-        The estimate's terms, when the estimator states them: ``g = weights @ probes`` (one row of ``probes``
-        per probe that contributed). A direction rule that weighs the estimate's own noise
-        (:class:`~zeroopt.prior.HistoryPrior`) reads them; ``None`` otherwise.
-    """
-
-    g: NDArray[np.float64]
-    eps: float
-    used: int
-    best_x: NDArray[np.float64] | None = None
-    best_f: float = float("inf")
-    best_eps: float = 0.0
-    below_fraction: float | None = None
-    probes: NDArray[np.float64] | None = None
-    weights: NDArray[np.float64] | None = None
-
-
-class GradientEstimator(Protocol):
-    """Signature shared by estimators."""
-
-    def __call__(
-        self,
-        x: NDArray[np.float64],
-        fx: float,
-        directions: NDArray[np.float64],
-        beta: float,
-        scale: float,
-        eps: float | None,
-    ) -> Generator[Request, Response, GradientEstimate]: ...
 
 
 def forward_difference(

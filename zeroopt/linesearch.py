@@ -8,27 +8,16 @@ that can tell "not better" cheaply (the hard-label attack: one query) do so.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .base import StepResult
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
 __all__ = ["StepResult", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
 
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]]
-
-
-@dataclass(frozen=True)
-class StepResult:
-    """The new iterate and the step-size state to carry to the next iteration."""
-
-    x: NDArray[np.float64]
-    fx: float
-    fx_eps: float
-    step_taken: float  # 0 when the iterate did not move
-    next_step: float  # the step size to start from next iteration
 
 
 def _evaluate_one(

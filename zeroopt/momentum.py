@@ -15,37 +15,23 @@ far that average lies beyond ½: nothing while steps overshoot no more often tha
 against it cancels the part of the two that flips sign from one step to the next (the zigzag across the
 valley) and keeps the part they share (the way along it).
 
-An earlier text here said the weight followed the steps that *fall short*: the code has always counted
-``ĝ · p < 0``, the overshoots, and every figure measured with it (``benchmarks/results/ablation/``) is of this
-rule. Late in a hard-label attack on an MNIST CNN, most iterations overshoot by this measure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .estimators import GradientEstimate
-
-if TYPE_CHECKING:
-    from .solver import ComposedSolver, SolverState
+from .base import DirectionRule, GradientEstimate, SolverSettings, SolverState
 
 __all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "ChainedDirections", "DirectionRule"]
 
 #: The weight of the newest iteration in :class:`AdaptiveMomentum`'s running average of overshoots:
 #: about the last ten iterations count, so the weight follows the run's phases without chasing one-bit noise.
 MOMENTUM_MEMORY = 0.1
-
-
-class DirectionRule(Protocol):
-    """Turns an iteration's gradient estimate into the direction the step rule follows."""
-
-    def __call__(
-        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate
-    ) -> tuple[NDArray[np.float64], dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -91,7 +77,7 @@ class AdaptiveMomentum:
         return self.max_weight * max(0.0, 2.0 * average - 1.0)
 
     def __call__(
-        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate
+        self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate
     ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         g = estimate.g
         norm = float(np.linalg.norm(g))
@@ -126,7 +112,7 @@ class ChainedDirections:
     rules: tuple[DirectionRule, ...]
 
     def __call__(
-        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate
+        self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate
     ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         direction, memory = estimate.g, before.memory
         for rule in self.rules:

@@ -21,17 +21,13 @@ any callable ``rule(beta) -> eps | None``; a new schedule any callable ``schedul
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .estimators import GradientEstimate
-
-if TYPE_CHECKING:
-    from .solver import ComposedSolver, SolverState
+from .base import Behaviour, GradientEstimate, Move, Precision, SolverSettings, SolverState
 
 __all__ = [
     "BestProbe",
@@ -48,46 +44,6 @@ __all__ = [
     "unit_sphere",
 ]
 
-Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]]
-
-
-@dataclass(frozen=True)
-class Move:
-    """The outcome of one iteration as it passes through the behaviours.
-
-    Attributes
-    ----------
-    x, fx, fx_eps
-        The next iterate, its value and the precision of that value.
-    step_taken
-        Distance moved along the estimate (0 when the iterate did not move).
-    next_step
-        The step size the next iteration starts from.
-    beta
-        The smoothing radius of the next iteration.
-    converged
-        Whether the solver's own stopping rule fired.
-    memory
-        What behaviours remember into the next iteration (the state's ``memory``, updated by copy).
-    """
-
-    x: NDArray[np.float64]
-    fx: float
-    fx_eps: float
-    step_taken: float
-    next_step: float
-    beta: float
-    converged: bool = False
-    memory: Mapping[str, Any] = field(default_factory=dict)
-
-
-class Behaviour(Protocol):
-    """Amends the move an iteration proposes (see the module docstring)."""
-
-    def __call__(
-        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move
-    ) -> Move: ...
-
 
 @dataclass(frozen=True)
 class BestProbe:
@@ -96,7 +52,7 @@ class BestProbe:
     The probe point is retracted like any iterate; the step taken is then the distance moved.
     """
 
-    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+    def __call__(self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
         if estimate.best_x is None or not estimate.best_f < move.fx:
             return move
         x = estimate.best_x if solver.retract is None else solver.retract(estimate.best_x)
@@ -118,7 +74,7 @@ class StallRule:
     beta_decay: float = 0.1
     beta_min: float = 0.0
 
-    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+    def __call__(self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
         if not move.next_step < self.step_min:
             return move
         beta = move.beta * self.beta_decay
@@ -141,7 +97,7 @@ class NoProgressRule:
     atol: float = 0.0
     key: str = "no_progress"
 
-    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+    def __call__(self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
         best, since = move.memory.get(self.key, (before.fx, 0))
         if move.fx < best - (self.rtol * abs(best) + self.atol):
             best, since = move.fx, 0
@@ -165,7 +121,7 @@ class DiminishingReturnsRule:
     first_check: int = 16
     key: str = "diminishing_returns"
 
-    def __call__(self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
+    def __call__(self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
         # log[t] = f after iteration t. Extending the log in place costs O(1) per iteration (a copy would cost
         # O(t)); every state keeps its own length, so earlier states still see their prefix, and a state whose
         # log another move has already extended (two moves from one state) branches off a copy of its prefix.
@@ -181,15 +137,6 @@ class DiminishingReturnsRule:
             half = log[(t + 1) // 2]
             converged = converged or (half - move.fx) < self.min_gain * abs(half)
         return replace(move, memory={**move.memory, self.key: (log, t + 1)}, converged=converged)
-
-
-class Precision(Protocol):
-    """The precision ε to request from the oracle at smoothing radius β (``None``: the oracle's default).
-
-    ``value`` is the current iterate's value (``nan`` before any is known), for precisions that scale with it.
-    """
-
-    def __call__(self, beta: float, value: float = math.nan) -> float | None: ...
 
 
 @dataclass(frozen=True)

@@ -32,15 +32,12 @@ that shrinks toward a minimum makes it overshoot (``rgf-fixed`` diverged on a qu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .estimators import GradientEstimate
-
-if TYPE_CHECKING:
-    from .solver import ComposedSolver, SolverState
+from .base import GradientEstimate, SolverSettings, SolverState
 
 __all__ = ["PRIOR_MEMORY", "GradientFilter", "HistoryPrior", "noise_energy"]
 
@@ -138,7 +135,7 @@ class HistoryPrior:
             raise ValueError(f"memory_weight must be in (0, 1], got {self.memory_weight!r}")
 
     def __call__(
-        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate
+        self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate
     ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         g = estimate.g
         memory = dict(before.memory)

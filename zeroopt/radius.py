@@ -21,13 +21,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-from .estimators import GradientEstimate
-from .parts import Move
-
-if TYPE_CHECKING:
-    from .solver import ComposedSolver, SolverState
+from .base import GradientEstimate, Move, SolverSettings, SolverState
 
 __all__ = [
     "BALANCE_FLOOR_RATIO",
@@ -53,7 +48,7 @@ BALANCE_STEP = math.sqrt(0.5)
 BALANCE_FLOOR_RATIO = 0.1
 
 
-def owned_beta_range(solver: ComposedSolver, floor_ratio: float, beta: float) -> tuple[float, float] | None:
+def owned_beta_range(solver: SolverSettings, floor_ratio: float, beta: float) -> tuple[float, float] | None:
     """The range ``(floor_ratio · β₀, β₀)`` a radius rule keeps β in (β₀ the solver's own β), or ``None`` when
     ``beta`` lies outside it — another behaviour (the stall rule) moved it there, and the rule leaves it alone."""
     ceiling = float(solver.beta)
@@ -115,7 +110,7 @@ class RadiusFollowsBalance:
             raise ValueError(f"floor_ratio is a share of the solver's β, in (0, 1]; got {self.floor_ratio!r}")
 
     def __call__(
-        self, solver: ComposedSolver, before: SolverState | None, estimate: GradientEstimate, move: Move
+        self, solver: SolverSettings, before: SolverState | None, estimate: GradientEstimate, move: Move
     ) -> Move:
         p = estimate.below_fraction
         if p is None or not math.isfinite(p):

@@ -17,16 +17,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .estimators import GradientEstimate
-from .parts import Move
+from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .radius import owned_beta_range
-
-if TYPE_CHECKING:
-    from .solver import ComposedSolver, SolverState
 
 __all__ = ["STEP_RADIUS_FLOOR_RATIO", "STEP_RADIUS_RATIO", "STEP_RADIUS_SMOOTHING", "RadiusFollowsStep"]
 
@@ -101,7 +96,7 @@ class RadiusFollowsStep:
             raise ValueError(f"smoothing is the newest step's weight, in (0, 1]; got {self.smoothing!r}")
 
     def __call__(
-        self, solver: ComposedSolver, before: SolverState, estimate: GradientEstimate, move: Move
+        self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move
     ) -> Move:
         step = float(np.linalg.norm(np.asarray(move.x) - np.asarray(before.x)))
         bounds = owned_beta_range(solver, self.floor_ratio, move.beta)

@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .descent import PRESETS, REFERENCE_EPS_PER_BETA
+from .base import SolverContext
+from .constants import REFERENCE_EPS_PER_BETA
 from .describe import describe_chain
 from .parts import unit_sphere
 from .solver import ComposedSolver
@@ -25,52 +26,6 @@ __all__ = [
     "SolverContext", "SolverSpec", "generic_defaults", "get_solver", "list_solvers", "make_solver",
     "register_solver",
 ]
-
-
-@dataclass(frozen=True)
-class SolverContext:
-    """What a solver may know about the problem it is built for.
-
-    Attributes
-    ----------
-    dim
-        Dimension d of the (flattened) variable.
-    lipschitz
-        L₁, the Lipschitz constant of the gradient, when known.
-    shape
-        The variable's array shape (e.g. an image's ``(1, 28, 28)``), for parts that need its structure.
-    unit_sphere
-        The objective depends on the direction of x only (like g(θ), a distance along the ray of θ):
-        iterates are kept on the unit sphere and probes are unit-norm directions.
-    radial
-        The value is a *radius*: the distance from a centre, along the ray of x, to a set (the hard-label
-        attack's g(θ)), so "is f(θ') < r?" asks whether the point at radius r along θ' lies in the set, and
-        the semicircular step (:func:`~zeroopt.linesearch.semicircle_step`) applies. Implies ``unit_sphere``.
-    adjustable_precision
-        The oracle answers to a requested precision ε, at a cost that grows as ε shrinks, so a solver
-        may tie ε to its smoothing radius β.
-    piecewise_constant
-        The value is piecewise constant (a tree ensemble's boundary distance jumps only where the ray's first
-        crossing moves to another leaf's face): parts that assume a slope everywhere may be left out.
-    constants
-        A published constant set (:data:`zeroopt.descent.PRESETS`: ``"paper"`` or ``"reference"``) for
-        solvers that take their q and β from one; ``None``: the solver's own defaults.
-    """
-
-    dim: int
-    lipschitz: float | None = None
-    shape: tuple[int, ...] | None = None
-    unit_sphere: bool = False
-    adjustable_precision: bool = False
-    constants: str | None = None
-    radial: bool = False
-    piecewise_constant: bool = False
-
-    def __post_init__(self) -> None:
-        if self.radial and not self.unit_sphere:
-            raise ValueError("a radial objective depends on the direction of x only: pass unit_sphere=True too")
-        if self.constants is not None and self.constants not in PRESETS:
-            raise ValueError(f"constants (preset) must be one of {sorted(PRESETS)} or None, got {self.constants!r}")
 
 
 def generic_defaults(context: SolverContext) -> dict[str, Any]:
@@ -198,15 +153,24 @@ def list_solvers() -> dict[str, SolverSpec]:
 
 
 def get_solver(name: str) -> SolverSpec:
-    """The spec registered under ``name``, with a helpful error for an unknown name."""
+    """The spec registered under ``name``, with a helpful error for an unknown name.
+
+    A name not registered is looked for in the plugins not loaded yet (``ZEROOPT_PLUGINS`` and the
+    ``zeroopt.solvers`` entry points: :mod:`zeroopt.plugins`) before it is called unknown.
+    """
     if not isinstance(name, str):
         raise TypeError(f"solver must be a name (str), got {type(name).__name__}; choose from {sorted(_REGISTRY)}")
     try:
         return _REGISTRY[name]
     except KeyError:
+        from .plugins import discover  # imported here: plugins imports this module
+
+        if discover(name):
+            return _REGISTRY[name]
         close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown solver {name!r}.{hint} Registered solvers: {sorted(_REGISTRY)}") from None
+        raise ValueError(f"unknown solver {name!r}.{hint} Registered solvers: {sorted(_REGISTRY)} (a solver of "
+                         "your own: zeroopt.load_plugin(MODULE) or --plugin MODULE)") from None
 
 
 def make_solver(name: str, context: SolverContext, **options: Any) -> ComposedSolver:

@@ -29,11 +29,11 @@ unit sphere where the value is a radius and not piecewise constant (:data:`zeroo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .base import ProbeShape
 from .orthogonal import gram_schmidt_rows, orthogonalised
 from .rowwise import row_norms
 
@@ -58,17 +58,6 @@ def shape_weights(x: NDArray[np.float64], weight: float, active: NDArray[np.intp
     if not (np.isfinite(mean) and mean > 0) or weight == 0:
         return np.ones_like(size)
     return np.sqrt((1.0 - weight) + weight * size / mean)
-
-
-class ProbeShape(Protocol):
-    """Reshapes an iteration's probes: ``shape(directions, x, active) -> directions`` of the same shape.
-
-    Called by :class:`~zeroopt.ComposedSolver` on every iteration's ``(q, d)`` probe directions with the iterate
-    ``x`` and the indices of the probed coordinates (``None``: all of them)."""
-
-    def __call__(
-        self, directions: NDArray[np.float64], x: NDArray[np.float64], active: NDArray[np.intp] | None
-    ) -> NDArray[np.float64]: ...
 
 
 @dataclass(frozen=True)

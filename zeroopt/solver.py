@@ -8,54 +8,30 @@ other runs whose requests are answered together (:func:`zeroopt.drive`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .directions import DirectionSampler
-from .estimators import GradientEstimate, GradientEstimator
+from .base import (
+    Behaviour,
+    DirectionRule,
+    DirectionSampler,
+    GradientEstimate,
+    GradientEstimator,
+    Move,
+    Precision,
+    ProbeShape,
+    SolverState,
+    StepOutcome,
+    StepResult,
+    StepRule,
+)
 from .history_subspace import HistorySubspaceProbes
-from .linesearch import StepResult
-from .momentum import DirectionRule
-from .oracle import FlatCoordinates, FlatMask, Request, Response
-from .parts import Behaviour, Move, Precision
-from .shaping import ProbeShape
+from .requests import FlatCoordinates, FlatMask, Request, Response
 
 __all__ = ["ComposedSolver", "SolverState", "StepOutcome", "StepRule"]
-
-StepRule = Callable[..., Generator[Request, Response, StepResult]]
-
-
-@dataclass(frozen=True)
-class SolverState:
-    """Everything a solver carries between iterations."""
-
-    x: NDArray[np.float64]
-    fx: float
-    fx_eps: float
-    beta: float
-    step: float
-    iteration: int
-    rng: np.random.Generator
-    #: What behaviours remember between iterations (e.g. :class:`~zeroopt.parts.NoProgressRule`'s window),
-    #: by key; a behaviour returns an updated copy in its :class:`~zeroopt.parts.Move`, never mutates it.
-    memory: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class StepOutcome:
-    """The state after one iteration plus what the iteration's record needs."""
-
-    state: SolverState
-    eps: float
-    beta: float  # the smoothing radius this iteration's probes used (the state may already hold a smaller one)
-    step_taken: float
-    grad_norm: float
-    converged: bool = False
-
 
 @dataclass(frozen=True)
 class ComposedSolver:
