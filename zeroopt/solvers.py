@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
+from .base import SolverContext
+from .constants import SIGN_OPT_K
 from .descent import (
     REFERENCE_CODE_BETA,
     REFERENCE_STEP,
@@ -35,7 +37,7 @@ from .estimators import (
     sign_of_difference,
 )
 from .radius_step import STEP_RADIUS_RATIO
-from .registry import SolverContext, register_solver
+from .registry import register_solver
 from .solver import ComposedSolver
 
 __all__ = [
@@ -43,7 +45,6 @@ __all__ = [
     "theory_step",
 ]
 
-SIGN_OPT_K = 200
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
 #: in [0, 1]), so L₁ = 1 is the neutral order of magnitude when the problem does not know its L₁.
 SPHERE_LIPSCHITZ = 1.0
@@ -204,138 +205,78 @@ def _make_sign(opts: SignOptions, ctx: SolverContext) -> ComposedSolver:
     return descent_solver("sign", opts, sign_estimator(opts), context=ctx)
 
 
-#: sign-growing's first estimate: 20 comparisons, growing like √t to Sign-OPT's K (HopSkipJump grows from
-#: 100 the same way; 20 lets a budget of a few hundred queries take several steps). q reaches K = 200 at
-#: iteration 99, after Σ ceil(20 √(t + 1)) ≈ 13.3k comparisons: below about 14k queries a larger cap changes nothing.
+# sign-growing's settings, each written once with why it is set; what each was measured against, and the pages:
+# docs/defaults.md.
+#: First estimate's comparisons, growing like √t to Sign-OPT's K: a budget of a few hundred queries takes several steps.
 GROWING_Q_START = 20
-#: sign-growing's first step on the unit sphere: the size the reference code resets its step to (not its
-#: initial 0.2): the first iterates are far from the optimum, where a step 0.2 needs several doublings (each an
-#: evaluation of the objective) before it moves as far as the line search wants.
-GROWING_STEP = REFERENCE_STEP_RESET
-#: sign-growing converges once the second half of a run gained less than 1%, so that the attack's restarts
-#: (``zeroopt.solve_many`` with fresh starts) spend what is left on another basin rather than on a crawl.
+#: A run converges once its second half gained under 1%, so restarts spend what is left on another basin.
 GROWING_MIN_PROGRESS = 0.01
-#: sign-growing on the unit sphere asks for ε relative to g itself (:class:`~zeroopt.parts.PrecisionFollowsValue`):
-#: with ε = β/500 absolute, late iterates on a model whose distances are small (CIFAR-10: g ≈ 0.06) compare values
-#: that differ by about ε, and stall (benchmarks/results/ablation/suite_tags_relprec.md, remove-one/).
+#: First step on the sphere: the reference code's reset size (1.0, not its 0.2), as the first iterates are far out.
+GROWING_STEP = REFERENCE_STEP_RESET
+#: ε relative to g itself: absolute ε stalls late on models whose distances are small.
 GROWING_RELATIVE_EPS = True
-#: sign-growing's precision on the unit sphere, with an oracle of adjustable precision: ε = β/100 (relative to g
-#: with :data:`GROWING_RELATIVE_EPS`), five times the reference code's β/500. The value of an iterate matters
-#: only as the level its probes are compared with, and a probe at radius β differs from it by about
-#: β·|∇g·u|, most of them far more than β/100; each search to that precision costs about log₂5 ≈ 2.3 queries
-#: fewer (the semicircular step refines one to ε every iteration; the initial search's bisection too). In the
-#: suite harness, per input (median ratio): 0.97-1.00 on the CNNs up to 2k; 0.98-1.00 from 4k to 20k on both
-#: untargeted CNN experiments and CIFAR-10 targeted; level on MNIST targeted from 4k (1.000-1.007) and on both
-#: tree ensembles (0.97-1.01); batched, GBDT MNIST from a 32k run's race was 3-8% higher from 8k
-#: (benchmarks/results/ablation/value-precision/).
+#: ε = β/100 (of g): an iterate's value is only the level its probes are compared with.
 GROWING_EPS_PER_BETA = 1 / 100
-#: sign-growing's probe radius on the unit sphere: 0.01 rad, ten times Sign-OPT's β = 0.001 (``SignOptions``) —
-#: where the value is a smooth radius, the narrowest it follows the steps down to (:data:`GROWING_WIDE_BETA`).
-#: Measured over 0.0003-0.1 on both CNNs and both tree ensembles (benchmarks/results/ablation/beta/): early
-#: iterates move by 0.2-1 rad, and probes 0.001 rad apart likely resolve the boundary's small-scale wrinkles rather
-#: than the slope such a step follows; a tree ensemble's g jumps wherever the ray's first crossing changes leaf,
-#: and needs the wider radius throughout (a schedule back to 0.001 lost its gains).
+#: Probes 0.01 rad wide: they follow the slope a step uses rather than the boundary's small wrinkles.
 GROWING_BETA = 0.01
-#: sign-growing's step where the objective is a radius (``SolverContext(radial=True)``, the hard-label g):
-#: the semicircular search (:func:`~zeroopt.linesearch.semicircle_step`), which brackets the best angle with
-#: one-query comparisons where the OPT line search evaluates every candidate to ε
-#: (benchmarks/results/ablation/semicircle/).
+#: The semicircular step where the value is a radius: it brackets the best angle with one-query comparisons.
 GROWING_RADIAL_STEP = "semicircle"
-#: sign-growing's baseline on the unit sphere: the mean sign shrunk by its noise
-#: (:func:`~zeroopt.estimators.shrunk_centered_sign_of_difference`). Late in an attack almost every comparison at
-#: radius β finds a higher value and the baseline keeps the few that disagree as the estimate; early, with the
-#: comparisons balanced, it subtracts little or nothing. Per input 0-2% lower from 8k on three of the four CNN
-#: experiments, up to 5% higher at 500-2k on CIFAR-10 targeted (benchmarks/results/ablation/direction/ and
-#: suite_tags_direction.md); momentum with it cost CIFAR-10 targeted more and is not on.
+#: The mean sign shrunk by its noise as baseline: late, the few comparisons that disagree are the estimate.
 GROWING_BASELINE = "shrunk"
-#: sign-growing's probes on the unit sphere: orthonormal within each estimate (:class:`~zeroopt.OrthogonalDirections`),
-#: so q comparisons measure q distinct directions (the sign estimate's cosine to a structureless gradient at q = 200,
-#: d = 784: 0.397 against 0.371, benchmarks/results/theory/estimators/). In the attack, per input 0.98-0.99 on
-#: MNIST untargeted from 1k to 8k and 0.99-1.00 targeted (two seeds); on CIFAR-10, where q/d is a quarter of
-#: MNIST's, within 1% either way up to 2k (benchmarks/results/ablation/orthogonal/, suite_tags_orthogonal.md).
+#: Orthonormal probes within an estimate: q comparisons measure q distinct directions.
 GROWING_DIRECTIONS = "orthogonal"
-#: sign-growing's direction rule on the unit sphere: heavy-ball momentum weighted by how often the steps overshoot
-#: (:class:`~zeroopt.momentum.AdaptiveMomentum` with its own ``max_weight`` = 1): nothing while the estimates turn
-#: back against the last direction no more often than they agree with it, more once they keep turning back — the
-#: zigzag across a narrow valley, which late hard-label runs on an MNIST CNN show. In the suite harness and on models
-#: no default was chosen on (benchmarks/results/ablation/momentum/).
+#: Momentum once the steps keep overshooting (a zigzag across a narrow valley), none while they do not.
 GROWING_MOMENTUM = 1.0
-#: sign-growing's probes where the value is a radius: a share 0.3 of each probe's variance in proportion to the
-#: direction's own |θᵢ| (:class:`~zeroopt.shaping.IterateShapedProbes`): the largest coordinates of the
-#: perturbation are where the boundary depends most on the input (at a minimum θ lies along its normal), so the
-#: comparisons measure more of the gradient there. 0.3 is the first of the two shares tried (0.5 was lower at
-#: 250-2k on MNIST targeted and higher late), not a tuned constant (benchmarks/results/ablation/probe-shape/).
-#: Not where the value is piecewise constant (``SolverContext(piecewise_constant=True)``, a tree ensemble's g):
-#: there it cost GBDT MNIST 11% per input at 11.9k — a tree's boundary moves with the features it splits on
-#: next, which the perturbation need not use yet.
+#: A share 0.3 of each probe's variance on the direction's largest coordinates, where the boundary depends most.
 GROWING_PROBE_SHAPE = 0.3
-#: sign-growing's probe radius where the value is a piecewise-constant radius (``SolverContext(radial=True,
-#: piecewise_constant=True)``, a tree ensemble's g): 0.5 rad, fifty times :data:`GROWING_BETA`. Such a g moves only
-#: where the ray's first crossing changes leaf, so a narrow probe mostly ties with the iterate's own stair; a wide one
-#: compares across many stairs and follows their trend. Swept over 0.01-1 rad on both suite tree ensembles (GBDT
-#: MNIST per input 0.57-0.85 of β 0.01 at 1k-32k, HIGGS 0.86-0.99; at 1 rad HIGGS worse, GBDT MNIST mixed) and
-#: checked on two tree models no default was chosen on, scikit-learn digits' LightGBM and random forest (0.57-0.79
-#: at 250-4k; benchmarks/results/ablation/wide-tangent/trees-beta/); in the suite harness, runs made with each
-#: budget, per input 0.54-0.90 on GBDT MNIST and 0.82-1.00 on HIGGS
-#: (benchmarks/results/ablation/suite_tags_trees_beta.md).
-#: The precision stays β/100 of the value, coarser at this β: at β 0.01's precision it did less well from 1k.
-GROWING_PIECEWISE_BETA = 0.5
-#: ... and what its probes are compared with there: the tangent plane's level
-#: (:func:`~zeroopt.estimators.probe_levels`). At the wider β the sphere's offset f·β²/2 no longer cancels the
-#: bracket's ε/2 and the value level would read most probes as higher whatever their direction.
-GROWING_PIECEWISE_LEVEL: ProbeLevel = "tangent"
-#: sign-growing's probe radius where the value is a smooth radius (the hard-label g of a neural network), at the
-#: start: 0.04 rad, four times :data:`GROWING_BETA`, narrowing to :data:`GROWING_BETA` as the steps shorten
-#: (:data:`GROWING_BETA_PER_STEP`). Early steps move 0.2-0.3 rad and a wider ball of probes follows the slope they
-#: use; late ones move a few hundredths, where β 0.04 throughout was up to 0.4% higher per input on MNIST targeted
-#: (benchmarks/results/ablation/wide-tangent/mid-4k/). Batched on the suite's first inputs, per input against β 0.01
-#: throughout: 0.94-1.00 at 250-2k and 0.97-1.00 from 4k on all four CNN experiments
-#: (benchmarks/results/ablation/radius-step/).
+#: A smooth radius starts with probes 0.04 rad wide and narrows to GROWING_BETA as its steps shorten ...
 GROWING_WIDE_BETA = 4 * GROWING_BETA
-#: ... as a share of the steps (:class:`~zeroopt.radius_step.RadiusFollowsStep`): a quarter of their running
-#: geometric mean, so β holds at :data:`GROWING_WIDE_BETA` while the steps are above 0.16 rad.
+#: ... at a quarter of the steps' running geometric mean ...
 GROWING_BETA_PER_STEP = STEP_RADIUS_RATIO
-#: ... and what those probes are compared with: the tangent plane's level, which the wider β needs (the sphere's
-#: offset f·β²/2 no longer cancels the bracket's ε/2) and which is level with the value's at β 0.01
-#: (benchmarks/results/ablation/probe-level/).
+#: ... comparing its probes with the tangent plane's level, which the wider β needs.
 GROWING_RADIAL_LEVEL: ProbeLevel = "tangent"
+#: A piecewise-constant radius (a tree ensemble's g) needs probes 0.5 rad wide, fixed, to compare across its stairs ...
+GROWING_PIECEWISE_BETA = 0.5
+#: ... at the tangent plane's level.
+GROWING_PIECEWISE_LEVEL: ProbeLevel = "tangent"
+
+#: sign-growing in each context: the options' own defaults on a plain objective, then each row whose traits the
+#: context has, in order (``zeroopt.get_solver("sign-growing").describe(context)`` prints the chain they make).
+SIGN_GROWING_CONTEXTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("unit_sphere", {"step": GROWING_STEP, "step_reset": REFERENCE_STEP_RESET, "eps_relative": GROWING_RELATIVE_EPS,
+                     "beta": GROWING_BETA, "baseline": GROWING_BASELINE, "directions": GROWING_DIRECTIONS,
+                     "momentum": GROWING_MOMENTUM}),
+    ("adjustable_precision", {"eps_per_beta": GROWING_EPS_PER_BETA}),
+    ("radial", {"line_search": GROWING_RADIAL_STEP}),
+    ("radial smooth", {"probe_shape": GROWING_PROBE_SHAPE, "beta": GROWING_WIDE_BETA,
+                       "beta_per_step": GROWING_BETA_PER_STEP, "beta_step_floor": GROWING_BETA / GROWING_WIDE_BETA,
+                       "probe_level": GROWING_RADIAL_LEVEL}),
+    ("radial piecewise_constant", {"beta": GROWING_PIECEWISE_BETA, "probe_level": GROWING_PIECEWISE_LEVEL}),
+)
+
+
+def _has_traits(context: SolverContext, traits: str) -> bool:
+    """Whether ``context`` has every trait named (``"smooth"``: not ``piecewise_constant``)."""
+    return all(not context.piecewise_constant if t == "smooth" else getattr(context, t) for t in traits.split())
 
 
 @dataclass(frozen=True)
 class SignGrowingOptions(SignOptions):
-    """``"sign-growing"``: the sign estimator with √t probe growth (:class:`~zeroopt.parts.SqrtProbeGrowth`):
-    ``q_start`` comparisons at first, growing like √t to ``q`` — cheap rough steps early, precise ones later —
-    and a run that crawls converges (``min_progress``), so restarts can look elsewhere. On the unit sphere its
-    probes are wider than Sign-OPT's (β = :data:`GROWING_BETA`), its precision relative to g and coarser
-    (:data:`GROWING_EPS_PER_BETA`), its signs
-    centred on a shrunk baseline (:data:`GROWING_BASELINE`), its direction carries adaptive momentum
-    (:data:`GROWING_MOMENTUM`); where the value is a radius
-    (``SolverContext(radial=True)``) it steps on the semicircle (:data:`GROWING_RADIAL_STEP`), compares its probes
-    with the tangent plane's level, shapes them by the direction (:data:`GROWING_PROBE_SHAPE`) and draws them
-    :data:`GROWING_WIDE_BETA` wide until its steps shorten, then narrower, down to :data:`GROWING_BETA`
-    (:data:`GROWING_BETA_PER_STEP`; an explicit ``beta`` is then the widest, and ``beta_per_step=None`` keeps β
-    fixed) — or, where that radius is piecewise constant (a tree ensemble's g), draws them wider still and fixed
-    (:data:`GROWING_PIECEWISE_BETA`) at the tangent plane's level (:data:`GROWING_PIECEWISE_LEVEL`)."""
+    """``"sign-growing"``: the sign estimator with √t probe growth (:class:`~zeroopt.parts.SqrtProbeGrowth`) from
+    ``q_start`` comparisons to ``q`` — cheap rough steps early, precise ones later — and a run that crawls converges
+    (``min_progress``), so restarts can look elsewhere. Its settings on the unit sphere, where the value is a
+    radius, and where that radius is piecewise constant: :data:`SIGN_GROWING_CONTEXTS` (an explicit ``beta`` is the
+    widest a smooth radius starts from; ``beta_per_step=None`` keeps it fixed)."""
 
     q_start: int | None = GROWING_Q_START
     min_progress: float | None = GROWING_MIN_PROGRESS
 
 
 def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
-    if not context.unit_sphere:
-        return {}
-    out = {**_sign_defaults(context), "step": GROWING_STEP, "eps_relative": GROWING_RELATIVE_EPS,
-           "beta": GROWING_BETA, "baseline": GROWING_BASELINE,
-           "directions": GROWING_DIRECTIONS, "momentum": GROWING_MOMENTUM}
-    if context.adjustable_precision:
-        out["eps_per_beta"] = GROWING_EPS_PER_BETA
-    if context.radial:
-        out["line_search"] = GROWING_RADIAL_STEP
-        if context.piecewise_constant:
-            out.update(beta=GROWING_PIECEWISE_BETA, probe_level=GROWING_PIECEWISE_LEVEL)
-        else:
-            out.update(probe_shape=GROWING_PROBE_SHAPE, beta=GROWING_WIDE_BETA, beta_per_step=GROWING_BETA_PER_STEP,
-                       beta_step_floor=GROWING_BETA / GROWING_WIDE_BETA, probe_level=GROWING_RADIAL_LEVEL)
+    out: dict[str, Any] = {}
+    for traits, settings in SIGN_GROWING_CONTEXTS:
+        if _has_traits(context, traits):
+            out.update(settings)
     return out
 
 
