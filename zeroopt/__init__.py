@@ -71,6 +71,7 @@ from .parts import (
     StallRule,
     unit_sphere,
 )
+from .plugins import PluginError, load_plugin
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
 from .pruning import PRUNE_MIN_SHARE, PRUNE_PATIENCE, Polish, prune_blocks, prune_run, pruning
@@ -138,4 +139,6 @@ __all__ = [
     "FlatCoordinates", "FlatMask",
     # the solvers driven by hand: ask for points, tell their values
     "AskTell", "ask_tell",
+    # solvers from outside zeroopt: a module that registers them, by name, path, ZEROOPT_PLUGINS or entry point
+    "PluginError", "load_plugin",
 ]

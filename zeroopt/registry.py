@@ -163,9 +163,11 @@ def get_solver(name: str) -> SolverSpec:
     try:
         return _REGISTRY[name]
     except KeyError:
-        from .plugins import discover  # imported here: plugins imports this module
+        import sys
 
-        if discover(name):
+        # The plugin loader (imported with zeroopt) is looked up, not imported: it imports this module.
+        plugins = sys.modules.get(f"{__package__}.plugins")
+        if plugins is not None and plugins.discover(name):
             return _REGISTRY[name]
         close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
