@@ -268,3 +268,26 @@ def test_every_waived_narration_is_still_there() -> None:
     stale = [f"{path}: {words!r}" for path, words in sorted(NARRATION_WAIVED)
              if words not in (ROOT / path).read_text(errors="replace")]
     assert not stale, "remove these entries from NARRATION_WAIVED:\n" + "\n".join(stale)
+
+
+# An installed user gets zeroopt/ without benchmarks/: the package points at docs/defaults.md for what its
+# constants were measured against, never at a results page it does not ship with.
+RESULTS_PATH = "benchmarks/results"
+
+
+def results_pointers(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` that name a path under benchmarks/results, as ``(line number, line)``."""
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1) if RESULTS_PATH in line]
+
+
+def test_the_results_pointer_check_catches_what_it_should() -> None:
+    text = ("#: the race's share (benchmarks/results/ablation/race-starts/)\n#: what it was measured against: "
+            "docs/defaults.md\nsee ``benchmarks/`` for the studies\n(``benchmarks/results/ablation``).\n")
+    assert [i for i, _ in results_pointers(text)] == [1, 4]
+
+
+def test_zeroopt_points_at_no_results_page() -> None:
+    found = [f"{path.relative_to(ROOT)}:{i}: {line[:100]}"
+             for path in sorted((ROOT / "zeroopt").rglob("*")) if path.is_file() and path.suffix != ".pyc"
+             for i, line in results_pointers(path.read_text(errors="replace"))]
+    assert not found, "name docs/defaults.md instead (benchmarks/ is not installed):\n" + "\n".join(found)

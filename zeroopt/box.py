@@ -3,7 +3,7 @@
 From a point x inside a box [lower, upper], the direction to a uniform random point of the box is not a
 zero-mean random direction: it points, on average, toward the box's centre. For an image classifier that is
 a loss of contrast plus noise, which crosses a decision boundary much sooner than a zero-mean perturbation
-of the same length (on the CIFAR-10 ResNet of ``benchmarks/``: ``benchmarks/results/ablation``).
+of the same length (what it was measured against: docs/defaults.md).
 :class:`BoxDirections` draws such directions for any problem whose variable lives in a box.
 """
 

@@ -221,8 +221,8 @@ class DescentOptions:
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.history_prior and self.line_search == "fixed":
-            # Measured: on a quadratic, rgf-fixed with the prior diverges (the filter's mean lags behind a
-            # gradient that shrinks toward the minimum, and a fixed step never checks that it gained).
+            # The filter's mean lags behind a gradient that shrinks toward the minimum, and a fixed step never
+            # checks that it gained: on a quadratic, rgf-fixed with the prior diverges.
             raise ValueError("history_prior needs a step rule that checks its gain ('opt', 'armijo' or "
                              "'semicircle'): with line_search='fixed' the prior's lag makes the steps overshoot")
         if self.retract is not None and not callable(self.retract):

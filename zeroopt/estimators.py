@@ -186,8 +186,8 @@ def probe_levels(
     of width up to ε, about ε/2 above the truth. With ``sign-growing``'s defaults in the attack (β = 0.01,
     ε = β/100 · f) that shift and the sphere's offset f·β²/2 are the same size and cancel: comparing with the
     value is, to first order, comparing the bracket's midpoint with the tangent plane, and ``"tangent"`` moves
-    every level down by ε/2: within 1% either way per input on both CNNs and both tree ensembles
-    (benchmarks/results/ablation/probe-level/). The tangent level is the one whose meaning does not hang on how β
+    every level down by ε/2, so with those defaults the two levels do about equally (docs/defaults.md). The
+    tangent level is the one whose meaning does not hang on how β
     and ε are set (a wider β, a coarser ε), and the attack compares with it wherever its probes are wider: on
     neural networks, whose probes start 0.04 rad wide (:data:`zeroopt.solvers.GROWING_RADIAL_LEVEL`), and on tree
     ensembles, 0.5 rad (:data:`zeroopt.solvers.GROWING_PIECEWISE_LEVEL`).

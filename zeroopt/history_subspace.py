@@ -2,10 +2,7 @@
 
 Where q is a small fraction of d, q random probes measure about q/d of the gradient's squared norm, whatever the
 objective. Consecutive gradients of a smooth objective are not independent, though: the last few estimates span a
-few dimensions that hold much more of the next gradient than a random subspace of that size. On the hard-label
-attack's CIFAR-10 ResNet-20 (targeted, white-box at the default's iterates from iteration 40 to the end of a
-20k-query run, three inputs) the span of the last 10 estimates held 0.3-12% of the true gradient's squared norm,
-against 0.33% for 10 random dimensions, and that of the last 40 held 1.6-28% against 1.3%.
+few dimensions that hold much more of the next gradient than a random subspace of that size.
 
 :class:`HistorySubspaceProbes` spends ``k`` of the q probes on an orthonormal basis of the span of the last
 ``span`` estimates (``k`` at most ``max_share`` of q) and makes the other ``q − k`` orthonormal to that basis and
@@ -19,11 +16,10 @@ prior-guided RGF (NeurIPS 2019) and its history prior (NeurIPS 2021) weigh one p
 The part keeps its estimates in the solver state's memory (:data:`MEMORY_KEY`), so a restart or a race's new
 start begins without a history.
 
-On the hard-label attack it is not the default (``benchmarks/results/ablation/history-span/``): per input 0.90-0.95
-of the default at 500-1k queries on CIFAR-10 targeted but 1.04 at 4k-8k and level at 20k, level to 1.5% higher on
-MNIST targeted. A step rule that searches along its direction (the attack's semicircular step) leaves in that span
-mostly the zigzag across the valley it crosses, which momentum cancels; measured better, the estimate points back
-across the valley. Where the gradients keep to a few directions, as on an ill-conditioned quadratic that lives on
+On the hard-label attack it is not the default (what it was measured against: docs/defaults.md): a step rule
+that searches along its direction (the attack's semicircular step) leaves in that span mostly the zigzag across
+the valley it crosses, which momentum cancels; probed better, the estimate points back across the valley.
+Where the gradients keep to a few directions, as on an ill-conditioned quadratic that lives on
 a subspace, the span is the way down (``tests/test_history_subspace.py``: under half the value without it at
 1.5k queries).
 """
@@ -43,8 +39,7 @@ __all__ = ["HISTORY_SPAN", "HISTORY_MAX_SHARE", "MEMORY_KEY", "HistorySubspacePr
 
 #: Where the part keeps its past estimates in :attr:`~zeroopt.SolverState.memory`.
 MEMORY_KEY = "history_subspace"
-#: The estimates kept by default: the last 10, the span measured on the attack
-#: (``benchmarks/results/ablation/gradient-structure/``, ``.../history-span/``).
+#: The estimates kept by default: the last 10, the smaller of the two spans measured on the attack.
 HISTORY_SPAN = 10
 #: At most this share of an iteration's probes go to the history's span: the rest keeps every other direction
 #: probed, where the next gradient holds most of its norm.

@@ -2,7 +2,7 @@
 
 Which probe distribution serves an objective best depends on it: a digit classifier answers mostly to
 smooth, low-frequency changes of its input, while a small-image ResNet answers as much to fine, pixel-level
-ones (``benchmarks/results/ablation``). :class:`MixtureDirections` draws each direction from one of several
+ones (docs/defaults.md). :class:`MixtureDirections` draws each direction from one of several
 samplers chosen at random, so a search that keeps the best of many candidates (an initial search, a
 tournament) or a sign estimator that needs only directions correlated with the gradient gets the best of
 each prior at a fixed fraction of its queries, on objectives nobody has measured.

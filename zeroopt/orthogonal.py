@@ -2,12 +2,10 @@
 
 Independent uniform directions overlap: in d dimensions two of them have a cosine of about 1/√d, and q of
 them span their q dimensions unevenly, so some of the gradient is measured twice and some not at all. A
-sign estimator then loses part of what its q comparisons could tell: on a gradient with no structure
-(``python -m theory.estimator_quality --reps 100``, benchmarks/results/theory/estimators/) the shrunk-baseline
-sign estimate's cosine to the gradient at q = 200, d = 784 is 0.371 with independent directions and 0.397
-with orthogonal ones — 15% more descent per iteration for an exact line search on a smooth objective, whose
-gain goes like the squared cosine. The gain grows with q/d and vanishes where q ≪ d (0.195 against 0.198 at
-q = 50). In the attack the gain is smaller than that: late in a run the boundary distance is far from smooth.
+sign estimator then loses part of what its q comparisons could tell, and the more the larger q/d is (where
+q ≪ d independent directions are already nearly orthogonal); an exact line search's gain on a smooth objective
+goes like the squared cosine to the gradient. In the attack the gain is smaller: late in a run the boundary
+distance is far from smooth (the cosines, ``python -m theory.estimator_quality``: docs/defaults.md).
 
 :class:`OrthogonalDirections` draws q directions that are uniform on the sphere one by one (so
 ``d · E[u uᵀ] = I`` and every estimator's scale is the sphere's) but jointly orthonormal: the first
@@ -37,7 +35,7 @@ __all__ = ["ORTHOGONAL_MIN_RATIO", "OrthogonalDirections", "gram_schmidt_rows", 
 #: this: below it independent unit rows are within about √(k/d) of orthonormal, and Gram-Schmidt's k²·d work is
 #: most of an iteration's arithmetic. 1/200 keeps every block of 20 or more rows orthonormal up to d = 4,000
 #: (MNIST's 784 and CIFAR-10's 3,072 as ``"orthogonal"`` draws them); at 150,528 no block of up to 200 rows is.
-#: Not the default: it moved results at d = 12,288 and 150,528 (benchmarks/results/overhead/).
+#: Not the default: where it skips the orthonormalisation it changes the probes, and so the results.
 ORTHOGONAL_MIN_RATIO = 1 / 200
 
 

@@ -19,10 +19,9 @@ One drift is not random: a step rule that searches along its direction (the line
 step) stops where the derivative along it is about zero, so after a step that moved, the new gradient has lost
 its component along the direction followed — and the filter's mean *is* that direction. With
 ``forget_step=True`` the mean loses that component before the update; after an exact search along the mean
-nothing of it is left, and the rule follows the newest estimate alone (measured: identical to no rule on the
-hard-label attack, whose semicircular step is such a search). Kept (the default), the mean carries what an
-inexact search left behind, along with the stale part: on the attack, better late on MNIST and early on
-CIFAR-10 targeted, worse early on MNIST and late on CIFAR-10 targeted (``benchmarks/results/ablation/``).
+nothing of it is left, and the rule follows the newest estimate alone (identical to no rule after the hard-label
+attack's semicircular step, which is such a search). Kept (the default), the mean carries what an inexact search
+left behind, along with the stale part (what either was measured against: docs/defaults.md).
 
 No constant is tuned to a model: σ² and D come from the probes' answers. The step follows m. A fixed step
 (``line_search="fixed"``) refuses the rule: it never checks that it gained, and the mean's lag behind a gradient

@@ -35,15 +35,12 @@ __all__ = [
 RACE_ITERATIONS = 2
 #: :func:`race_plan`: the share of a budget a race between independent starts may spend, all starts together.
 RACE_FRACTION = 0.15
-#: :func:`race_plan`: the fewest queries each start gets. Over 4 seeds of the attack's default on 20 MNIST inputs,
-#: a run's L2 after 250 / 500 / 1k queries correlates 0.43 / 0.68 / 0.85 with its L2 at 8k (log scale, mean over
-#: inputs): a much shorter race picks its winner mostly by luck (benchmarks/results/ablation/race-starts/).
+#: :func:`race_plan`: the fewest queries each start gets: a run's early value foretells its end only once it has
+#: taken a few steps, and a much shorter race picks its winner mostly by luck (docs/defaults.md).
 RACE_MIN_SHARE = 500
-#: :func:`race_plan` with ``dim``: the dimension :data:`RACE_MIN_SHARE` was measured at (MNIST's 28 × 28); in more
+#: :func:`race_plan` with ``dim``: the dimension :data:`RACE_MIN_SHARE` was chosen at (MNIST's 28 × 28); in more
 #: dimensions each start gets proportionally more. A run needs iterations in proportion to d before it settles
-#: (the paper's Theorem 1: O(d/δ²)), so its early L2 tells less of its end the larger d is: on CIFAR-10 (d = 3072)
-#: a run's L2 after 500 / 1k queries correlated 0.25 / 0.51 with its L2 at 8k, where MNIST's was 0.68 / 0.85
-#: (benchmarks/results/ablation/race-starts/seeds-8k/seed_spread.md).
+#: (the paper's Theorem 1: O(d/δ²)), so its early L2 tells less of its end the larger d is.
 RACE_MIN_SHARE_DIM = 784
 #: :func:`race_plan`: the most starts a race takes (each also costs its own initial search).
 RACE_MAX_STARTS = 8

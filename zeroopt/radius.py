@@ -43,8 +43,7 @@ BALANCE_WIDEN_Z = 1.0
 #: Each change multiplies or divides β by √2: from the solver's β to its floor (÷10) in about 7 estimates.
 BALANCE_STEP = math.sqrt(0.5)
 #: Never narrower than a tenth of the solver's own β: for the hard-label attack's sign-growing that is Sign-OPT's
-#: published β = 0.001, the narrowest radius measured better late on both CNNs
-#: (benchmarks/results/ablation/beta/); below it no measurement says what the probes resolve.
+#: published β = 0.001, the narrowest radius the attack was measured at late in a run (docs/defaults.md).
 BALANCE_FLOOR_RATIO = 0.1
 
 

@@ -25,13 +25,11 @@ from .radius import owned_beta_range
 
 __all__ = ["STEP_RADIUS_FLOOR_RATIO", "STEP_RADIUS_RATIO", "STEP_RADIUS_SMOOTHING", "RadiusFollowsStep"]
 
-#: β as a share of the step: the probes' ball is a quarter of the angle the iterate moves. On the hard-label attack's
-#: CNNs the steps fall from about 0.25 rad early to 0.03–0.14 rad by 8k queries
-#: (``benchmarks/results/ablation/radius-step/``), so a solver whose own β is 0.04 keeps it for the first
-#: thousand or two queries and narrows it to its floor as the steps shorten.
+#: β as a share of the step: the probes' ball is a quarter of the angle the iterate moves, so a wide first β
+#: holds while the steps are long and narrows to its floor as they shorten (docs/defaults.md).
 STEP_RADIUS_RATIO = 0.25
 #: Never narrower than a quarter of the solver's own β: for the attack's ``sign-growing`` with β = 0.04, the
-#: measured late radius 0.01 (:data:`~zeroopt.solvers.GROWING_BETA`).
+#: late radius 0.01 of its fixed-β form (:data:`~zeroopt.solvers.GROWING_BETA`).
 STEP_RADIUS_FLOOR_RATIO = 0.25
 #: The weight of the newest step in the running mean of log step sizes: the mean forgets a step's effect by half
 #: each iteration, so β follows a trend of a few steps, not one step's luck.

@@ -33,9 +33,9 @@ EXPLOIT_GAIN = 0.01
 #: Where :func:`solve_many` polishes: once an iteration as costly as the last would end past this many queries
 #: before a member's budget ends. A pruning pass (:func:`~zeroopt.pruning`) asks at most one question per block,
 #: and its blocks each carry at least 1% of the point's squared norm. With 0 the polish gets only what the last
-#: iteration could not complete (nothing lost where it is refused), and on the tree ensembles it then took out
-#: about half of what it takes out with 100 (benchmarks/results/ablation/pruning/); where it is refused, the 8
-#: queries a refused pass costs move where the run's last iteration ends, a few inputs up or down a step.
+#: iteration could not complete (nothing lost where it is refused), but a pass then takes out less
+#: (docs/defaults.md); where it is refused, the 8 queries a refused pass costs move where the run's last
+#: iteration ends, a few inputs up or down a step.
 POLISH_RESERVE = 100
 
 #: ``fresh_start(runs)``: a new start ``(x, f(x), precision of f)`` for each run index, or ``None`` when none

@@ -20,10 +20,9 @@ every coordinate probed, so a coordinate the iterate does not use yet can still 
 on a sparse prior are what the newer decision-based attacks do with their subspaces (QEBA, CGBA); here the
 prior is the iterate itself, and it sharpens as the run goes.
 
-On the hard-label attack, measured in ``benchmarks/results/ablation/probe-shape/`` (suite harness, per input):
-lower at 500-2k on MNIST and at 2k-8k on CIFAR-10, level later, higher on CIFAR-10 at 250-500; on a tree
-ensemble's piecewise-constant g it cost GBDT MNIST 11% at 11.9k. The attack's ``sign-growing`` takes it on the
-unit sphere where the value is a radius and not piecewise constant (:data:`zeroopt.solvers.GROWING_PROBE_SHAPE`).
+The attack's ``sign-growing`` takes it on the unit sphere where the value is a radius and not piecewise
+constant (:data:`zeroopt.solvers.GROWING_PROBE_SHAPE`): on a tree ensemble's piecewise-constant g it cost more
+than it gave (what it was measured against: docs/defaults.md).
 """
 
 from __future__ import annotations
