@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .arrays import host, is_foreign, norm
 from .errors import NonFiniteValueError, ObjectiveError
 
 __all__ = [
@@ -60,7 +61,15 @@ def check_seed(seed: object, name: str = "seed") -> Any:
 
 
 def check_x0(x0: ArrayLike) -> NDArray[np.float64]:
-    """A finite, non-empty real array (any shape, a 0-d one included) as float64."""
+    """A finite, non-empty real array (any shape, a 0-d one included) as float64.
+
+    An array of another library (one with ``__array_namespace__``: a torch tensor, say) is checked on the host
+    and returned as it is, so the run computes in its namespace and on its device (:mod:`zeroopt.arrays`)."""
+    if is_foreign(x0):
+        check_x0(host(x0))
+        if "float" not in str(x0.dtype):
+            raise TypeError(f"x0 must be a floating-point array, got dtype {x0.dtype}; convert it to float64")
+        return x0  # type: ignore[return-value]
     arr = np.asarray(x0)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise TypeError(
@@ -129,7 +138,7 @@ def as_scalar_value(value: object) -> float:
 def non_finite_error(value: float, point: NDArray[np.float64], i: int, m: int) -> NonFiniteValueError:
     """The error for a NaN/inf value at the ``i``-th of ``m`` points."""
     return NonFiniteValueError(
-        f"the objective returned {value} at a point with norm {np.linalg.norm(point):.4g} "
+        f"the objective returned {value} at a point with norm {norm(point):.4g} "
         f"(the {i}-th of a batch of {m}); zeroopt needs finite values — check the objective "
         "for overflow or log/sqrt of negatives, or bound the search region"
     )

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .arrays import copy, is_numpy, norm
 from .checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from .errors import attach_partial_result, partial_result
 from .faults import Abort, abort_run, status_for
@@ -73,7 +74,8 @@ def run_solver(
     counts this run's iterations.
     """
     if state is not None:  # going on from an earlier run's state: its point and value are the start
-        x0, f0, f0_eps = np.asarray(state.x, dtype=float), float(state.fx), float(state.fx_eps)
+        x0 = np.asarray(state.x, dtype=float) if is_numpy(state.x) else state.x
+        f0, f0_eps = float(state.fx), float(state.fx_eps)
         resumed: SolverState | None = replace(state, rng=rng)
     else:
         resumed = None
@@ -96,7 +98,7 @@ def run_solver(
     def finish(status: Status, x_last: NDArray[np.float64] | None, iterations: int) -> OptimizeResult:
         flags = [*own_flags, *(f for cb in callbacks for f in getattr(cb, "flags", []))]
         return OptimizeResult(
-            x=np.array(best_x).reshape(shape),
+            x=copy(best_x).reshape(shape),
             fun=best_f,
             fun_eps=best_eps,
             queries=queries,
@@ -104,7 +106,7 @@ def run_solver(
             status=status,
             message=OptimizeResult.message_for(status),
             history=list(history),
-            x_last=None if x_last is None else np.array(x_last).reshape(shape),
+            x_last=None if x_last is None else copy(x_last).reshape(shape),
             flags=flags,
             solver=solver.name,
             state=state,
@@ -172,7 +174,7 @@ def run_solver(
                 beta=outcome.beta,
                 step_size=outcome.step_taken,
                 grad_norm_estimate=outcome.grad_norm,
-                true_grad_norm=None if gradient is None else float(np.linalg.norm(gradient(state.x.reshape(shape)))),
+                true_grad_norm=None if gradient is None else norm(gradient(state.x.reshape(shape))),
             )
             history.append(record)
             if polish is not None and not own_flags and 2 * queries - queries_before >= polish_at:
@@ -351,7 +353,7 @@ def minimize(
     x = check_x0(x0)
     max_iter, target = check_max_iter(max_iter), check_target(target)
     callbacks = check_callbacks(callbacks)
-    context = SolverContext(dim=x.size, lipschitz=getattr(fun, "L1", None), shape=x.shape)
+    context = SolverContext(dim=math.prod(x.shape), lipschitz=getattr(fun, "L1", None), shape=tuple(x.shape))
     built = make_solver(solver, context, **options)
     if isinstance(fun, Oracle) and fun.queries > 0:
         raise ValueError(

@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import host, like, norm, rows, zeros_like
 from .base import GradientEstimate, GradientEstimator
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 from .rowwise import row_norms
@@ -41,7 +42,7 @@ def forward_difference(
     unbiased estimate of ∇f_β, the gradient of the Gaussian- (or sphere-) smoothed objective.
     """
     points = x[None, :] + beta * directions
-    resp = yield Evaluate(points=points, eps=eps, hints=np.full(len(points), fx))
+    resp = yield Evaluate(points=points, eps=eps, hints=np.full(points.shape[0], fx))
     assert isinstance(resp, Evaluation)
     values = resp.values
     # An oracle may answer +inf (e.g. no decision boundary along a direction): such a probe carries no
@@ -49,19 +50,20 @@ def forward_difference(
     finite = np.isfinite(values)
     used = int(finite.sum())
     if used == 0:
-        return GradientEstimate(g=np.zeros_like(x), eps=0.0, used=0)
+        return GradientEstimate(g=zeros_like(x), eps=0.0, used=0)
     i = int(np.argmin(np.where(finite, values, np.inf)))
     if not np.isfinite(fx):
         # No finite difference from an infinite base value (a start outside the domain): no gradient, but
         # the best finite probe is still offered to solvers that may move to it.
         return GradientEstimate(
-            g=np.zeros_like(x), eps=0.0, used=0, best_x=points[i], best_f=float(values[i]), best_eps=float(resp.eps[i])
+            g=zeros_like(x), eps=0.0, used=0, best_x=points[i], best_f=float(values[i]), best_eps=float(resp.eps[i])
         )
     diffs = (values[finite] - fx) / beta
-    g = scale * (diffs @ directions[finite]) / used
+    probes = rows(directions, finite)
+    g = scale * (like(diffs, x) @ probes) / used
     return GradientEstimate(
         g=g,
-        probes=directions[finite],
+        probes=probes,
         weights=scale * diffs / used,
         eps=float(resp.eps[finite].max()),
         used=used,
@@ -200,10 +202,10 @@ def probe_levels(
     array([2.8284, 2.    ])
     """
     if level == "value":
-        return np.full(len(points), float(fx))
+        return np.full(points.shape[0], float(fx))
     if level != "tangent":
         raise ValueError(f"level must be one of {PROBE_LEVELS}, got {level!r}")
-    cos = (points @ x) / (row_norms(points) * np.linalg.norm(x))
+    cos = host((points @ x) / (row_norms(points) * norm(x)))
     # A probe at or beyond a right angle has no crossing with the plane: +inf, "always below".
     with np.errstate(divide="ignore"):
         return np.where(cos > 0, fx / np.maximum(cos, 1e-300), np.inf)
@@ -216,13 +218,13 @@ def _sign_estimate(
     """One comparison per probe (at :func:`probe_levels`), then the mean of ``sign · u`` — minus a baseline
     first: the mean sign (``"mean"``) or the mean shrunk by its noise (``"shrunk"``); none when every sign
     agrees, when there is nothing to centre on."""
-    points = np.multiply(directions, beta)
+    points = directions * beta
     points += x  # (x + β·u, built in one q×d array)
     resp = yield Compare(points=points, levels=probe_levels(x, fx, points, level))
     assert isinstance(resp, Comparison)
     signs = np.where(resp.below, -1.0, 1.0)
     if baseline != "none" and abs(mean := float(signs.mean())) < 1.0:
         signs = signs - (mean if baseline == "mean" else shrunk_mean_sign(signs))
-    g = (signs @ directions) / len(signs)
+    g = (like(signs, x) @ directions) / len(signs)
     return GradientEstimate(g=g, eps=0.0, used=len(signs), below_fraction=float(np.mean(resp.below)),
                             probes=directions, weights=signs / len(signs))

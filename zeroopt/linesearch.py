@@ -12,6 +12,7 @@ from collections.abc import Callable, Generator
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import norm as vector_norm
 from .base import StepResult
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
@@ -132,7 +133,7 @@ def armijo_step(
 
 
 def _on_circle(t: NDArray[np.float64], v: NDArray[np.float64], angle: float) -> NDArray[np.float64]:
-    return np.cos(angle) * t + np.sin(angle) * v
+    return float(np.cos(angle)) * t + float(np.sin(angle)) * v
 
 
 def _circle_point_inside(
@@ -184,10 +185,10 @@ def semicircle_step(
     """
     if not (np.isfinite(fx) and fx > 0):
         return StepResult(x, fx, 0.0, 0.0, 0.5 * min_angle)
-    norm = float(np.linalg.norm(x))
+    norm = vector_norm(x)
     t = x / norm
     v = -(g - (g @ t) * t)  # the descent direction, in the tangent plane at θ
-    v_norm = float(np.linalg.norm(v))
+    v_norm = vector_norm(v)
     if not v_norm > 0:
         return StepResult(x, fx, 0.0, 0.0, step)
     v = v / v_norm

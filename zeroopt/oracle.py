@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import copy, host
 from .checks import NONE_MESSAGE, as_scalar_value, non_finite_error
 from .errors import NonFiniteValueError, ObjectiveError, set_quietly
 from .requests import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, Request, Response
@@ -202,10 +203,10 @@ class CallableOracle(Oracle):
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         # ``fun`` always gets a copy: one that writes into its argument must not move the solver's points.
         if self.batched:
-            raw_out = self.fun(points.reshape((len(points), *self.shape)).copy())
+            raw_out = self.fun(copy(points.reshape((len(points), *self.shape))))
             if raw_out is None:
                 raise ObjectiveError(NONE_MESSAGE)
-            raw = np.asarray(raw_out, dtype=float)
+            raw = np.asarray(host(raw_out), dtype=float)
             if raw.shape != (len(points),):
                 raise ValueError(
                     f"batched objective returned shape {raw.shape} for {len(points)} points; "
@@ -221,7 +222,7 @@ class CallableOracle(Oracle):
         values = np.empty(len(points))
         for i, p in enumerate(points):
             try:
-                values[i] = as_scalar_value(self.fun(p.reshape(self.shape).copy()))
+                values[i] = as_scalar_value(self.fun(copy(p.reshape(self.shape))))
                 if not np.isfinite(values[i]):
                     raise non_finite_error(values[i], p, i, len(points))
             except BaseException as err:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import norm as vector_norm
 from .base import Behaviour, GradientEstimate, Move, Precision, SolverSettings, SolverState
 
 __all__ = [
@@ -57,7 +58,7 @@ class BestProbe:
             return move
         x = estimate.best_x if solver.retract is None else solver.retract(estimate.best_x)
         return replace(move, x=x, fx=estimate.best_f, fx_eps=estimate.best_eps,
-                       step_taken=float(np.linalg.norm(x - before.x)))
+                       step_taken=vector_norm(x - before.x))
 
 
 @dataclass(frozen=True)
@@ -226,5 +227,5 @@ def unit_sphere(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
     For objectives that depend on a direction only, e.g. a distance along the ray ``x0 + λ θ/‖θ‖``.
     """
-    norm = np.linalg.norm(x)
-    return x / norm if norm > 0 else x
+    length = vector_norm(x)
+    return x / length if length > 0 else x

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import is_foreign, namespace
+
 __all__ = ["row_norms"]
 
 
@@ -24,6 +26,9 @@ def row_norms(a: NDArray[np.float64], *, keepdims: bool = False) -> NDArray[np.f
     >>> bool(np.array_equal(row_norms(a), np.linalg.norm(a, axis=1)))
     True
     """
+    if is_foreign(a):  # another library's array: its own norm
+        out = namespace(a).linalg.vector_norm(a, axis=1)
+        return out[:, None] if keepdims else out
     a = np.asarray(a)
     if a.ndim != 2 or not np.issubdtype(a.dtype, np.floating):
         return np.linalg.norm(a, axis=1, keepdims=keepdims)

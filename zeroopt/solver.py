@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import is_numpy, like, norm
 from .base import (
     Behaviour,
     DirectionRule,
@@ -108,7 +109,7 @@ class ComposedSolver:
 
     def init(self, x0: NDArray[np.float64], f0: float, f0_eps: float, rng: np.random.Generator) -> SolverState:
         """State at the starting point (``f0`` already known, so nothing is re-evaluated)."""
-        x = np.asarray(x0, dtype=float)
+        x = np.asarray(x0, dtype=float) if is_numpy(x0) else x0
         if self.retract is not None:
             x = self.retract(x)
         return SolverState(x=x, fx=f0, fx_eps=f0_eps, beta=self.beta, step=self.step, iteration=0, rng=rng)
@@ -142,7 +143,7 @@ class ComposedSolver:
             eps=max(est.eps, move.fx_eps, state.fx_eps),
             beta=state.beta,
             step_taken=move.step_taken,
-            grad_norm=float(np.linalg.norm(est.g)),
+            grad_norm=norm(est.g),
             converged=move.converged,
         )
 
@@ -167,6 +168,7 @@ class ComposedSolver:
     ) -> tuple[NDArray[np.float64], float]:
         """``q`` probe directions (within the ``active`` coordinates when given) and the estimator's scale."""
         u, scale = self._drawn_directions(state, active)
+        u = like(u, state.x)  # drawn on the host: the same draws in every namespace
         # The shape keeps each probe's length, so the estimator's scale still holds (for a trace of d).
         return (u, scale) if self.probe_shape is None else (self.probe_shape(u, state.x, active), scale)
 
@@ -174,7 +176,7 @@ class ComposedSolver:
         self, state: SolverState, active: NDArray[np.intp] | None
     ) -> tuple[NDArray[np.float64], float]:
         """The sampler's ``q`` directions (within the ``active`` coordinates when given) and their scale."""
-        d, q = state.x.size, self.probes(state)
+        d, q = state.x.shape[0], self.probes(state)
         if active is None:
             return self.sampler.sample(state.rng, q, d, state.iteration), self.sampler.scale(d)
         n = active.size
