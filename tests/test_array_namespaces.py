@@ -55,6 +55,44 @@ def test_torch_run_equals_numpy_run(name: str, budget: int) -> None:
     assert a.fun < 0.5 * f_np(np.ones(12))  # the runs went somewhere
 
 
+CONTEXTS = {  # the unit sphere alone; the attack's g(θ) on a network; on a tree ensemble
+    "sphere": zeroopt.SolverContext(dim=64, unit_sphere=True),
+    "radius": zeroopt.SolverContext(dim=64, shape=(64,), unit_sphere=True, radial=True, adjustable_precision=True),
+    "stairs": zeroopt.SolverContext(dim=64, shape=(64,), unit_sphere=True, radial=True, adjustable_precision=True,
+                                    piecewise_constant=True),
+}
+NORMAL = np.random.default_rng(5).standard_normal(64)
+NORMAL /= np.linalg.norm(NORMAL)
+
+
+def plane_radius(normal: object):  # type: ignore[no-untyped-def]
+    """g(θ): the distance from 0 along θ to the plane normal·z = 1 (capped where θ turns away from it)."""
+
+    def g(theta: object) -> float:
+        cos = float(normal @ theta) / float((theta * theta).sum()) ** 0.5  # type: ignore[operator]
+        return 1.0 / cos if cos > 1e-3 else 1e3
+
+    return g
+
+
+@pytest.mark.parametrize("context", sorted(CONTEXTS))
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_torch_run_equals_numpy_run_on_the_attacks_objective(name: str, context: str) -> None:
+    """The chains the attack builds (orthonormal probes shaped by θ, momentum, the semicircular step, β following
+    the steps, the tangent level) on a radius along θ: the same run in both namespaces."""
+    x0 = 2.0 * NORMAL + 0.3 * np.random.default_rng(6).standard_normal(64)
+    runs = []
+    for theta, normal in ((x0, NORMAL), (torch.as_tensor(x0), torch.as_tensor(NORMAL))):
+        solver = zeroopt.make_solver(name, CONTEXTS[context])
+        group = zeroopt.IndependentGroup([zeroopt.as_oracle(plane_radius(normal), (64,), budget=800)])
+        (res,) = zeroopt.drive([zeroopt.run_solver(solver, theta, rng=np.random.default_rng(3))], group)
+        runs.append(res)
+    a, b = runs
+    assert isinstance(b.x, torch.Tensor)
+    assert (a.queries, a.iterations) == (b.queries, b.iterations)
+    assert b.fun == pytest.approx(a.fun, rel=1e-9) and a.fun < plane_radius(NORMAL)(x0)
+
+
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_a_float32_tensor_stays_float32(name: str) -> None:
     f = Recording(torch.as_tensor(WEIGHTS, dtype=torch.float32))

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import norm as vector_norm
 from .base import DirectionRule, GradientEstimate, SolverSettings, SolverState
 
 __all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "ChainedDirections", "DirectionRule"]
@@ -80,7 +81,7 @@ class AdaptiveMomentum:
         self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate
     ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         g = estimate.g
-        norm = float(np.linalg.norm(g))
+        norm = vector_norm(g)
         memory = dict(before.memory)
         if not (np.isfinite(norm) and norm > 0):
             return g, memory  # no estimate to blend; the previous direction is kept for the next iteration
@@ -90,7 +91,7 @@ class AdaptiveMomentum:
             overshot = float(g @ previous < 0)  # the new estimate points back against the way followed
             average = (1 - self.memory_weight) * average + self.memory_weight * overshot
             direction = direction + self.weight(average) * previous
-        size = float(np.linalg.norm(direction))
+        size = vector_norm(direction)
         unit = direction / size if size > 0 else g / norm
         memory[self.key] = (unit, average)
         return norm * unit, memory  # the estimate's length: step rules that scale with it see no change

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import solve_triangular
 
+from .arrays import is_foreign, namespace
 from .directions import register_sampler
 from .rowwise import row_norms
 
@@ -49,6 +50,9 @@ def gram_schmidt_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     of their Gram matrix: two matrix products and a triangular solve, several times faster than Householder QR,
     and exact enough while the Gram matrix is well conditioned. ``numpy.linalg.LinAlgError`` when it is not
     positive definite (dependent rows)."""
+    if is_foreign(rows):  # another library's arrays: its Cholesky factor and solve, on its device
+        xp = namespace(rows)
+        return xp.linalg.solve(xp.linalg.cholesky(rows @ rows.T), rows)
     # (check_finite=False: the rows are draws or reshaped draws, finite by construction; the check costs ~20%.)
     return solve_triangular(np.linalg.cholesky(rows @ rows.T), rows, lower=True, check_finite=False)
 

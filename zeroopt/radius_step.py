@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .arrays import is_foreign, norm
 from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .radius import owned_beta_range
 
@@ -96,7 +97,8 @@ class RadiusFollowsStep:
     def __call__(
         self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move
     ) -> Move:
-        step = float(np.linalg.norm(np.asarray(move.x) - np.asarray(before.x)))
+        moved = move.x - before.x if is_foreign(move.x) else np.asarray(move.x) - np.asarray(before.x)
+        step = norm(moved)
         bounds = owned_beta_range(solver, self.floor_ratio, move.beta)
         if not (math.isfinite(step) and step > 0) or bounds is None:
             return move

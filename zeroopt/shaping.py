@@ -27,11 +27,13 @@ than it gave (what it was measured against: docs/defaults.md).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import copy, host, is_foreign, namespace
 from .base import ProbeShape
 from .orthogonal import gram_schmidt_rows, orthogonalised
 from .rowwise import row_norms
@@ -52,6 +54,13 @@ def shape_weights(x: NDArray[np.float64], weight: float, active: NDArray[np.intp
     """
     if not 0 <= weight <= 1:
         raise ValueError(f"weight must be in [0, 1], got {weight!r}")
+    if is_foreign(x):
+        xp = namespace(x)
+        size = xp.abs(x)
+        mean = (float(xp.mean(size)) if active is None else float(host(size)[active].mean())) if size.shape[0] else 0.0
+        if not (math.isfinite(mean) and mean > 0) or weight == 0:
+            return xp.ones_like(size)
+        return xp.sqrt((1.0 - weight) + weight * size / mean)
     size = np.abs(np.asarray(x, dtype=float))
     mean = float(size.mean() if active is None else size[active].mean()) if size.size else 0.0
     if not (np.isfinite(mean) and mean > 0) or weight == 0:
@@ -102,8 +111,10 @@ class IterateShapedProbes:
         self, directions: NDArray[np.float64], x: NDArray[np.float64], active: NDArray[np.intp] | None
     ) -> NDArray[np.float64]:
         factors = shape_weights(x, float(self.weight), active)
-        if directions.size == 0:
+        if directions.shape[0] == 0:
             return directions
+        if is_foreign(directions):
+            return self._shaped_foreign(directions, factors)
         if np.all(factors == 1.0):  # nothing to shape by; a deferred sampler's rows still want orthonormalising
             return self._orthonormalised(directions) if self.orthonormal else directions
         lengths = row_norms(directions, keepdims=True)
@@ -114,6 +125,18 @@ class IterateShapedProbes:
         np.divide(shaped, np.maximum(norms, 1e-300), out=shaped)
         zero = np.flatnonzero(~(norms[:, 0] > 0))
         shaped[zero] = directions[zero]
+        return self._orthonormalised(shaped) if self.orthonormal else shaped
+
+    def _shaped_foreign(self, directions: NDArray[np.float64], factors: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`__call__` on another library's arrays, in its namespace (the same arithmetic, without ``out=``)."""
+        xp = namespace(directions)
+        if bool(xp.all(factors == 1.0)):
+            return self._orthonormalised(directions) if self.orthonormal else directions
+        lengths = row_norms(directions, keepdims=True)
+        shaped = directions * factors[None, :]
+        norms = row_norms(shaped, keepdims=True)
+        shaped = shaped * lengths / xp.clip(norms, min=1e-300)
+        shaped = xp.where(norms > 0, shaped, directions)
         return self._orthonormalised(shaped) if self.orthonormal else shaped
 
     def _orthonormalised(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -128,12 +151,12 @@ class IterateShapedProbes:
                 continue
             try:
                 done = gram_schmidt_rows(block)
-            except np.linalg.LinAlgError:
+            except (np.linalg.LinAlgError, RuntimeError):  # (another library's LinAlgError is a RuntimeError)
                 continue  # (linearly dependent rows: only possible for a block of d rows, left as drawn)
             if q <= d:
                 return done
             if out is rows:
-                out = rows.copy()
+                out = copy(rows)
             out[start:start + d] = done
         return out
 
