@@ -11,7 +11,7 @@ smoothing radius β = 0.005; the stall rule and line-search factors follow the a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Literal
@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import DirectionRule, DirectionSampler, SolverContext
+from .base import Behaviour, DirectionRule, DirectionSampler, SolverContext
 from .constants import (
     PAPER_BETA,
     PAPER_Q,
@@ -283,6 +283,7 @@ def descent_solver(
     sampler: DirectionSampler | None = None,
     best_probe: bool = False,
     context: SolverContext | None = None,
+    behaviours: Sequence[Behaviour] = (),
 ) -> ComposedSolver:
     """Compose a descent solver from its options and an estimator.
 
@@ -300,16 +301,20 @@ def descent_solver(
         Add :class:`~zeroopt.parts.BestProbe` (move to the best probe when it beats the line search).
     context
         The :class:`~zeroopt.SolverContext`, handed to the sampler's factory.
+    behaviours
+        Behaviours of your own (:class:`~zeroopt.base.Behaviour`), applied to each move right after the step
+        rule (and the best probe): before the radius rules and the stall and stopping rules, which so see the move
+        as yours left it.
 
     Returns
     -------
     ComposedSolver
         sampler → [probe shape] → [probe history] → estimator → [history prior] → [momentum] → step rule →
-        [best probe] → [radius follows balance] → [radius follows step] → stall rule; a fixed step, which never
-        shrinks, gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
+        [best probe] → [your behaviours] → [radius follows balance] → [radius follows step] → stall rule; a fixed
+        step, which never shrinks, gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
     """
     # The radius rule reads β as the probes used it, before the stall rule may shrink it for a stalled step.
-    behaviours: list = [BestProbe()] if best_probe else []
+    behaviours = [BestProbe(), *behaviours] if best_probe else list(behaviours)
     if opts.beta_balance:
         behaviours.append(RadiusFollowsBalance())
     if opts.beta_per_step is not None:
