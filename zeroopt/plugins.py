@@ -34,7 +34,7 @@ from .registry import list_solvers
 
 __all__ = [
     "ENTRY_POINT_GROUP", "ENV_VAR", "PLUGIN_HELP", "PluginError", "add_plugin_argument", "discover",
-    "load_plugin", "load_plugins",
+    "exported_plugins", "load_plugin", "load_plugin_arguments", "load_plugins", "plugin_key",
 ]
 
 #: The entry-point group an installed distribution declares its solvers under.
@@ -58,8 +58,8 @@ def _is_path(spec: str) -> bool:
     return spec.endswith(".py") or "/" in spec or os.sep in spec
 
 
-def _key(spec: str | os.PathLike[str]) -> str:
-    """What identifies a plugin: the absolute path of a file, else ``module[:attr]`` as given."""
+def plugin_key(spec: str | os.PathLike[str]) -> str:
+    """What identifies a plugin, and names it to another process: a file's absolute path, else ``module[:attr]``."""
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
     if not isinstance(spec, str):
@@ -115,9 +115,19 @@ def _registered_by(module: str) -> tuple[str, ...]:
     return tuple(sorted(n for n, s in list_solvers().items() if inside(s)))
 
 
+def _env_specs() -> list[str]:
+    return [p.strip() for p in os.environ.get(ENV_VAR, "").split(",") if p.strip()]
+
+
+def exported_plugins() -> str:
+    """``ZEROOPT_PLUGINS`` as a process started elsewhere (another working directory, a Ray worker) needs it:
+    every file by its absolute path."""
+    return ",".join(plugin_key(p) for p in _env_specs())
+
+
 def _export(key: str) -> None:
-    present = [p.strip() for p in os.environ.get(ENV_VAR, "").split(",") if p.strip()]
-    if key in present or (_is_path(key) and key in {_key(p) for p in present if _is_path(p)}):
+    present = _env_specs()
+    if key in present or (_is_path(key) and key in {plugin_key(p) for p in present if _is_path(p)}):
         return
     if "," in key:
         warnings.warn(f"plugin {key!r} is not passed to child processes: {ENV_VAR} is comma-separated", stacklevel=3)
@@ -149,7 +159,7 @@ def load_plugin(spec: str | os.PathLike[str], *, export: bool = True) -> tuple[s
         registers no solver.
     """
     with _LOCK:
-        key = _key(spec)
+        key = plugin_key(spec)
         given = os.fspath(spec)
         if key not in _LOADED:
             before = set(list_solvers())
@@ -206,9 +216,8 @@ def discover(name: str | None = None) -> bool:
             return name is not None and name in list_solvers()
         _STATE["discovering"] = True
         try:
-            for spec in (p.strip() for p in os.environ.get(ENV_VAR, "").split(",")):
-                if spec:
-                    load_plugin(spec, export=False)
+            for spec in _env_specs():
+                load_plugin(spec, export=False)
             if not _STATE["entry_points"]:
                 _STATE["entry_points"] = True
                 for ep in _entry_points():
@@ -225,3 +234,12 @@ def discover(name: str | None = None) -> bool:
 def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
     """Give an argparse command line the ``--plugin MODULE`` option (repeatable; a list under ``plugins``)."""
     parser.add_argument("--plugin", dest="plugins", action="append", default=[], metavar="MODULE", help=PLUGIN_HELP)
+
+
+def load_plugin_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[str, ...]:
+    """Load the plugins of ``args.plugins`` (:func:`add_plugin_argument`); one that fails ends the command line
+    through ``parser.error`` (exit code 2, its message on stderr)."""
+    try:
+        return load_plugins(args.plugins)
+    except PluginError as err:
+        parser.error(str(err))
