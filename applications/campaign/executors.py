@@ -174,17 +174,23 @@ def init_ray(address: str | None = None, *, num_cpus: int | None = None) -> None
     """Connect to a Ray cluster, or start a local one whose workers import this very checkout.
 
     A local cluster's workers get this checkout first on ``PYTHONPATH`` (an editable install may point to
-    another copy); a remote cluster must have zeroopt installed on its nodes.
+    another copy); a remote cluster must have zeroopt installed on its nodes. Every worker gets this process's
+    ``ZEROOPT_PLUGINS`` (what ``--plugin`` loaded), so a solver of a plugin is found by name there too.
     """
     import ray
 
+    from zeroopt.plugins import ENV_VAR, exported_plugins
+
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
+    plugins = exported_plugins()  # a worker's working directory is not this one: files by their absolute paths
+    env_vars = {ENV_VAR: plugins} if plugins else {}
     if address is None:
         root = str(Path(__file__).resolve().parents[2])
-        path = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
-        kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": path}}
+        env_vars["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
         if num_cpus is not None:
             kwargs["num_cpus"] = num_cpus
+    if env_vars:
+        kwargs["runtime_env"] = {"env_vars": env_vars}
     ray.init(address=address, **kwargs)
 
 

@@ -11,7 +11,15 @@ import click
 
 from applications.hardlabel.config import DEFAULT_SOLVER
 
-from .common import command_line, parse_batch_size, parse_bounds, parse_inputs, parse_options
+from .common import (
+    check_solvers,
+    command_line,
+    load_plugins,
+    parse_batch_size,
+    parse_bounds,
+    parse_inputs,
+    parse_options,
+)
 
 
 def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -30,6 +38,9 @@ def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--solver", "-s", "solvers", multiple=True,
                      help=f"zeroopt solver(s): {DEFAULT_SOLVER}, rgf, sign, coordinate, ... [{DEFAULT_SOLVER}, "
                           "the attack's own]"),
+        click.option("--plugin", "plugins", multiple=True, metavar="MODULE",
+                     help="a module or .py file registering solvers (e.g. docs/examples/spsa_plugin.py with --solver "
+                          "spsa); repeat for several; also ZEROOPT_PLUGINS (comma-separated), passed to the workers"),
         click.option("--budget", "-b", "budgets", multiple=True, type=click.IntRange(min=1),
                      help="queries per input (hard cap); repeat for several [1000]"),
         click.option("--seed", "seeds", multiple=True, type=int, help="seed(s) [0]"),
@@ -71,7 +82,8 @@ def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                "  zeroopt attack -m digits-cnn -m digits-lgbm -s rgf -s sign -b 500 -b 1000 --n 20 --out report\n"
                "  zeroopt attack -m mnist-cnn --data mnist --n 100 --budget 4000 --solver sign\n"
                "  zeroopt attack -m weights.pt --arch mnist-cnn --data mnist --n 10\n"
-               "  zeroopt attack -m mypkg.models:build --data inputs.npz --n 50 --executor ray --workers 4")
+               "  zeroopt attack -m mypkg.models:build --data inputs.npz --n 50 --executor ray --workers 4\n"
+               "  zeroopt attack -m digits-lgbm --n 5 --budget 500 --plugin docs/examples/spsa_plugin.py -s spsa")
 @_campaign_options
 @click.pass_context
 def attack_command(ctx: click.Context, **kw: Any) -> None:
@@ -151,12 +163,8 @@ def _run(file: Path | None, kw: dict[str, Any]) -> int:
     except (ValueError, OSError) as err:
         raise click.UsageError(str(err)) from None
     _check_device(campaign.device)
-    import zeroopt
-
-    unknown = [s for s in campaign.solvers if s not in zeroopt.list_solvers()]
-    if unknown:
-        raise click.BadParameter(f"unknown solver(s) {', '.join(map(repr, unknown))}; choose from "
-                                 f"{', '.join(zeroopt.list_solvers())}", param_hint="--solver")
+    load_plugins(kw["plugins"])  # before the solvers are checked; exported to ZEROOPT_PLUGINS for Ray's workers
+    check_solvers(campaign.solvers)
     if kw["out"] is not None:
         try:  # here, before the attacks: a folder that cannot be made is known before any work
             kw["out"].mkdir(parents=True, exist_ok=True)

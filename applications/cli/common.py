@@ -76,3 +76,38 @@ def parse_batch_size(text: str) -> int | str | None:
     if value < 1:
         raise click.BadParameter(f"expected auto, none or a positive integer, got {text!r}", param_hint="--batch-size")
     return value
+
+
+def plugin_option(fn: Any) -> Any:
+    """The ``--plugin MODULE`` option (repeatable): modules or .py files that register solvers."""
+    from zeroopt.plugins import PLUGIN_HELP
+
+    return click.option("--plugin", "plugins", multiple=True, metavar="MODULE", help=PLUGIN_HELP)(fn)
+
+
+def load_plugins(specs: tuple[str, ...] | list[str]) -> None:
+    """Load every ``--plugin`` (and export it to ``ZEROOPT_PLUGINS`` for the workers); a bad one is a usage error."""
+    from zeroopt import plugins as loader
+
+    try:
+        loader.load_plugins(specs)
+    except loader.PluginError as err:
+        raise click.BadParameter(str(err), param_hint="--plugin") from None
+
+
+def check_solvers(names: list[str] | tuple[str, ...]) -> None:
+    """Every solver name is registered, or comes from a plugin (``--plugin``, ``ZEROOPT_PLUGINS``, entry points)."""
+    import zeroopt
+
+    unknown = []
+    for name in names:
+        try:
+            zeroopt.get_solver(name)
+        except zeroopt.PluginError as err:  # a plugin of ZEROOPT_PLUGINS that cannot be loaded
+            raise click.BadParameter(str(err), param_hint="ZEROOPT_PLUGINS") from None
+        except (TypeError, ValueError):
+            unknown.append(name)
+    if unknown:
+        raise click.BadParameter(f"unknown solver(s) {', '.join(map(repr, unknown))}; choose from "
+                                 f"{', '.join(zeroopt.list_solvers())}, or load yours with --plugin MODULE",
+                                 param_hint="--solver")

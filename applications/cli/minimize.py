@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .common import parse_options
+from .common import check_solvers, load_plugins, parse_options, plugin_option
 
 PROBLEMS = ("log_norm", "rotated_quadratic", "rosenbrock")
 
@@ -14,7 +14,8 @@ PROBLEMS = ("log_norm", "rotated_quadratic", "rosenbrock")
 @click.command("minimize", epilog="Examples:\n\n\b\n"
                "  zeroopt minimize --problem log_norm --dim 64 --solver rgf --budget 20000\n"
                "  zeroopt minimize --problem rosenbrock --dim 10 --solver sign --budget 50000 --noise uniform "
-               "--eps 1e-4")
+               "--eps 1e-4\n"
+               "  zeroopt minimize --problem log_norm --dim 64 --plugin docs/examples/spsa_plugin.py --solver spsa")
 @click.option("--problem", type=click.Choice(PROBLEMS), default="log_norm", show_default=True)
 @click.option("--dim", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--solver", default="rgf", show_default=True, help="any of zeroopt.list_solvers()")
@@ -24,15 +25,15 @@ PROBLEMS = ("log_norm", "rotated_quadratic", "rosenbrock")
               show_default=True, help="inexact oracle: error injected into every evaluation")
 @click.option("--eps", type=float, default=1e-4, show_default=True, help="oracle precision with --noise")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="solver option (JSON value)")
+@plugin_option
 def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int, noise: str, eps: float,
-                     options: tuple[str, ...]) -> None:
+                     options: tuple[str, ...], plugins: tuple[str, ...]) -> None:
     """Minimise a test function of zeroopt.problems with a zeroth-order solver; print the outcome."""
     import zeroopt
     from zeroopt import problems
 
-    if solver not in zeroopt.list_solvers():
-        raise click.BadParameter(f"unknown solver {solver!r}; choose from {', '.join(zeroopt.list_solvers())}",
-                                 param_hint="--solver")
+    load_plugins(plugins)
+    check_solvers([solver])
     opts = parse_options(options)
     try:  # the options' own checks, before any query: a wrong value is the caller's, not a crash
         zeroopt.get_solver(solver).options(**opts)
@@ -41,8 +42,8 @@ def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int
     prob = getattr(problems, problem)(dim)
     target: Any = prob if noise == "none" else prob.with_noise(noise, eps)
     res = zeroopt.minimize(target, prob.x0, solver=solver, budget=budget, seed=seed, **opts)
-    click.echo(f"{prob.name}: f = {res.fun:.6g} (f* = {prob.f_star:.6g}), {res.queries} queries of {budget}, "
-               f"{len(res.history)} iterations, status {res.status.value}")
+    click.echo(f"{prob.name} by {solver}: f = {res.fun:.6g} (f* = {prob.f_star:.6g}), {res.queries} queries of "
+               f"{budget}, {len(res.history)} iterations, status {res.status.value}")
 
 
 @click.command("study", context_settings={"ignore_unknown_options": True, "allow_extra_args": True},

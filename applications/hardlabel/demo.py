@@ -18,6 +18,7 @@ import numpy as np
 
 from applications.digits import load_digits_split, train_digits_cnn, train_digits_lightgbm
 from applications.hardlabel import DEFAULT_SOLVER, as_label_model, attack
+from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
 
 def _pick(model, x: np.ndarray, y: np.ndarray, n: int) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -63,10 +64,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--budget", type=int, default=3000, help="queries per digit (hard cap)")
     p.add_argument("--solver", default=DEFAULT_SOLVER,
                    help=f"any zeroopt solver (default {DEFAULT_SOLVER}, the attack's own; rgf is the paper's)")
+    add_plugin_argument(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=Path("attack_demo.png"), help="where to save the picture")
     p.add_argument("--quick", action="store_true", help="3 digits, 1000 queries: a smoke run")
     args = p.parse_args(argv)
+    load_plugin_arguments(p, args)
     if args.quick:
         args.images, args.budget = 3, 1000
 
