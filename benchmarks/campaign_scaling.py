@@ -26,6 +26,7 @@ import torch
 
 from applications.campaign import Campaign, LocalExecutor, ResultsDB, run_campaign
 from applications.campaign.db import KEY
+from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
 OUT = Path(__file__).resolve().parent / "results" / "campaigns"
 
@@ -71,11 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=200)
     p.add_argument("--budget", type=int, default=1000)
     p.add_argument("--solver", default="sign")
+    add_plugin_argument(p)  # exported to ZEROOPT_PLUGINS, which the Ray workers get
     p.add_argument("--chunk", type=int, default=25, help="inputs per attack call (the same for every executor)")
     p.add_argument("--runs", default="local,ray:1,ray:2", help="executors in order: local, ray:<workers>")
     p.add_argument("--name", default="scaling", help="output file stem")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
+    load_plugin_arguments(p, args)
     torch.set_num_threads(1)
     command = "python -m benchmarks.campaign_scaling " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     campaign = Campaign(models=["mnist-cnn"], data="mnist", solvers=[args.solver], budgets=[args.budget],

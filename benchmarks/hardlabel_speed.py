@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
+
 OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
 
 
@@ -94,9 +96,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--budgets", type=int, nargs="+", default=[2000, 8000])
     # The attack's default solver among them: the speed users get without choosing one.
     p.add_argument("--solvers", nargs="+", default=["rgf", "sign", "sign-growing"])
+    add_plugin_argument(p)  # exported to ZEROOPT_PLUGINS, so each configuration's process loads it too
     p.add_argument("--child", nargs=3, metavar=("SOLVER", "BUDGET", "IMAGES"), help=argparse.SUPPRESS)
     p.add_argument("--heap", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    load_plugin_arguments(p, args)
     if args.child:
         print(json.dumps(one_attack(int(args.child[2]), int(args.child[1]), args.child[0], args.threads, args.heap)))
         return

@@ -35,6 +35,7 @@ from applications.campaign.executors import make_executor
 from benchmarks import sizing
 from benchmarks.store import RunStore
 from benchmarks.suite_options import RESULTS
+from zeroopt.plugins import add_plugin_argument, load_plugin_arguments, plugin_key
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ def suite_argv(task: Task, args: argparse.Namespace) -> list[str]:
         cmd += ["--attacks", args.attacks]
     if args.made_on:
         cmd += ["--made-on", args.made_on]
+    for plugin in args.plugins:  # a file by its absolute path: a worker may run elsewhere
+        cmd += ["--plugin", plugin_key(plugin)]
     return cmd
 
 
@@ -97,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", type=Path, default=None, help="results database (default ~/.cache/zeroopt/results.sqlite)")
     p.add_argument("--experiments", required=True, help="comma list of experiments")
     p.add_argument("--attacks", default=None, help="as for run_suite (default: all)")
+    add_plugin_argument(p)  # passed to every task's run_suite
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--executor", choices=["local", "ray"], default="ray",
                    help="ray: parallel workers; local: one task after the other in this process")
@@ -107,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--made-on", default=None, help="label kept in every run (see run_suite --made-on)")
     p.add_argument("--minutes", type=float, default=None, help="start no attack call after this many minutes")
     args = p.parse_args(argv)
+    load_plugin_arguments(p, args)
     tag = args.tag or args.preset
     store = RunStore(args.db, tag)
     names = [e for e in args.experiments.split(",") if e]

@@ -15,6 +15,7 @@ from benchmarks import sizing
 from benchmarks.attacks.ours import DEFAULT_IMPL
 from benchmarks.experiments import NAMES, Plan
 from benchmarks.headline import PLANNED_PEERS  # run on request, once per budget (--max-budget B, a tag each)
+from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
 __all__ = ["PARTS", "PEERS", "RESULTS", "experiment_names", "options_for", "parse_args", "plan_for"]
 
@@ -65,6 +66,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--attacks", default=None,
                    help=f"comma list among ours, ours-<solver>, {', '.join(PEERS + PLANNED_PEERS)}")
     p.add_argument("--solvers", default=None, help="our solvers (default: all of zeroopt.list_solvers())")
+    add_plugin_argument(p)  # e.g. --plugin docs/examples/spsa_plugin.py --attacks ours-spsa
     p.add_argument("--images", type=_count(1), default=None, help="inputs per experiment for ours")
     p.add_argument("--peer-images", type=_count(1), default=None, help="inputs per experiment for peers")
     p.add_argument("--long-images", type=_count(0), default=None, help="inputs run to the long budget")
@@ -145,6 +147,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="device of the torch models (cpu, cuda); TF32 is turned off on CUDA so labels match float32 math",
     )
     args = p.parse_args(argv)
+    load_plugin_arguments(p, args)  # before the solvers are listed: a plugin's join them
     if args.quick:
         if args.preset not in (None, "quick"):
             p.error("--quick conflicts with --preset")

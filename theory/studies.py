@@ -9,6 +9,7 @@ Usage (from the repository root)::
     python -m theory.studies d-scaling --reanalyze   # redo a page from its run records in the results database
     python -m theory.studies migrate              # move run records out of old full-form results.json files
     python -m theory.studies d-scaling --seeds 8 --dims 16,64 --out /tmp/res   # a smaller variant
+    python -m theory.studies d-scaling --plugin docs/examples/spsa_plugin.py --solver spsa --out /tmp/res
 
 Each study writes ``results.json`` (spec, cell summaries, fits, findings), ``README.md`` (the exact
 command, findings, slope and cell tables, plots) and PNG plots into ``<out>/<study>/``; its run records go to
@@ -27,6 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+import zeroopt
+from zeroopt.plugins import add_plugin_argument, load_plugins
 
 from .analysis import CellSummary, Fit, fit_all, summarize
 from .findings import (
@@ -248,7 +252,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--qs", type=_ints, help="comma-separated averaging sizes q")
     p.add_argument("--betas", type=_betas, help="comma-separated β rules: admissible, theorem1 or numbers")
     p.add_argument("--family", choices=("log_norm", "rotated_quadratic", "pseudo_huber"))
-    p.add_argument("--solver", help="zeroopt solver name")
+    p.add_argument("--solver", help="zeroopt solver name (one of yours with --plugin)")
+    add_plugin_argument(p)
     p.add_argument("--cap", type=float, help="iteration cap as a fraction of 16(d+4)L1(f(x0)-f*)/δ²")
     p.add_argument("--root-seed", type=int, help="entropy of the study's SeedSequence")
     p.add_argument("--no-progress", action="store_true", help="no tqdm bars")
@@ -275,7 +280,14 @@ def _override(spec: StudySpec, args: argparse.Namespace) -> StudySpec:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``zeroopt-study`` / ``python -m theory.studies``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:  # exported to ZEROOPT_PLUGINS too, for the study's worker processes
+        load_plugins(args.plugins)
+        if args.solver is not None:
+            zeroopt.get_solver(args.solver)
+    except ValueError as err:  # no such plugin or solver: before any run
+        parser.error(str(err))
     if args.study == "list":
         for name, st in STUDIES.items():
             print(f"{name:22s} {st.summary}")
