@@ -30,6 +30,7 @@ from applications.datasets import load_mnist_test
 from applications.hardlabel import attack
 from applications.models import load_mnist_cw_bn
 from benchmarks.store import FileStore
+from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
 OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
 DB: Path | None = None  # results database (None: the user's default one)
@@ -182,12 +183,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--converge-images", type=int, default=20)
     p.add_argument("--targeted-images", type=int, default=20)
     p.add_argument("--solvers", nargs="+", default=["rgf", "sign"])
+    add_plugin_argument(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--skip", nargs="*", default=[], choices=["untargeted", "converged", "targeted"])
     p.add_argument("--out", type=Path, default=OUT, help="results folder (default: benchmarks/results/hardlabel)")
     p.add_argument("--db", type=Path, default=None, help="database of the runs (default ~/.cache/zeroopt)")
     args = p.parse_args(argv)
+    load_plugin_arguments(p, args)
     torch.set_num_threads(args.threads)
     # Full float32 on GPUs too (no TF32), so labels near the boundary match what a CPU computes.
     torch.backends.cudnn.allow_tf32 = False
