@@ -88,7 +88,7 @@ def test_theory_example_runs() -> None:
 
 def test_write_your_own_solver_example_runs_as_written() -> None:
     """The own-solver block, in a fresh interpreter (it registers a solver): minimize, then both digits models."""
-    (block,) = _blocks("docs/writing-a-solver.md", "python")
+    block, _plugin = _blocks("docs/writing-a-solver.md", "python")  # the plugin block: tests/test_plugins.py
     assert len(block.splitlines()) <= 32
     out = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

@@ -1,0 +1,57 @@
+"""SPSA as a zeroopt plugin: ``zeroopt.load_plugin("docs/examples/spsa_plugin.py")``, or ``--plugin
+docs/examples/spsa_plugin.py`` on any command line, then ``solver="spsa"``.
+
+Simultaneous perturbation stochastic approximation (Spall 1992): each iteration k probes x ± c_k·u along one
+Rademacher direction u (±1 in every coordinate) and moves by the gain a_k along the two-sided estimate
+(f(x + c_k u) − f(x − c_k u)) / (2 c_k) · u, with Spall's gain sequences a_k = a / (k + 1 + A)^α and
+c_k = c / (k + 1)^γ, and his published exponents as the defaults: α = 0.602, γ = 0.101 (J. C. Spall, "Implementation
+of the simultaneous perturbation algorithm for stochastic optimization", IEEE Trans. Aerospace and Electronic
+Systems 34(3), 1998). c is the option every zeroopt solver calls ``beta`` (the probe radius); a defaults to
+(1 + A)^α / (2d), a first step of 1/(2d).
+
+Built from public parts — a sampler registered by name, :class:`zeroopt.DescentOptions`, the fixed step and
+:func:`zeroopt.descent_solver` — with one behaviour of its own, the gain sequences.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+import zeroopt
+
+
+class Rademacher(zeroopt.GaussianDirections):  # ±1 in every coordinate: E[u uᵀ] = I, as for N(0, I), so scale 1
+    def sample(self, rng, q, d, iteration):
+        return rng.choice([-1.0, 1.0], size=(q, d))
+
+
+def two_sided(x, fx, u, c, scale, eps):  # g = scale/q · Σ (f(x + cu) − f(x − cu)) / 2c · u
+    resp = yield zeroopt.Evaluate(points=np.vstack([x + c * u, x - c * u]), eps=eps, hints=np.full(2 * len(u), fx))
+    plus, minus = np.split(resp.values, 2)
+    ok = np.isfinite(plus) & np.isfinite(minus)  # the attack's g(θ) is +inf where no boundary lies
+    g = scale * ((plus - minus)[ok] / (2 * c)) @ u[ok] / max(ok.sum(), 1)
+    return zeroopt.GradientEstimate(g, resp.eps.max(), ok.sum())
+
+
+@dataclass(frozen=True)
+class SPSAOptions(zeroopt.DescentOptions):  # and every descent option: beta (= c), retract, eps_per_beta, ...
+    a: float = 0.1
+    A: float = 10.0
+    alpha: float = 0.602
+    gamma: float = 0.101
+    q: int = 1
+    directions: str = "rademacher"
+    line_search: str = "fixed"
+
+
+zeroopt.register_sampler("rademacher", lambda context: Rademacher())
+
+
+@zeroopt.register_solver("spsa", SPSAOptions, "SPSA: two-sided differences along Rademacher directions, Spall's gains",
+                         defaults=lambda ctx: {"a": (1 + SPSAOptions.A) ** SPSAOptions.alpha / (2 * ctx.dim)})
+def make_spsa(o, ctx):
+    def spall_gains(solver, before, estimate, move):  # the behaviour: iteration k = before's + 1 takes a_k and c_k
+        k = before.iteration + 1
+        return replace(move, next_step=o.a / (k + 1 + o.A) ** o.alpha, beta=o.beta / (k + 1) ** o.gamma)
+    s = zeroopt.descent_solver("spsa", replace(o, step=o.a / (1 + o.A) ** o.alpha), two_sided, context=ctx)
+    return replace(s, behaviours=(spall_gains, *s.behaviours))
