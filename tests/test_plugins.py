@@ -73,6 +73,14 @@ def test_load_plugin_by_module_name(fresh: None, tmp_path: Path, monkeypatch: py
     assert os.environ[plugins.ENV_VAR] == "toy_by_module"  # for the processes this one starts
 
 
+def test_a_module_imported_before_it_is_loaded_still_names_its_solvers(fresh: None, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    toy(tmp_path, "toy_imported_first", "toy-first")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    __import__("toy_imported_first")  # registers on import, before the loader sees it
+    assert zeroopt.load_plugin("toy_imported_first") == ("toy-first",)
+
+
 def test_load_plugin_by_path_relative_or_absolute(fresh: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = toy(tmp_path, "toy_by_path", "toy-path")
     monkeypatch.chdir(tmp_path)
