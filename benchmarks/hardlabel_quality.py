@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from applications.datasets import load_mnist_test
-from applications.hardlabel import attack
+from applications.hardlabel import attack, attack_keywords
 from applications.models import load_mnist_cw_bn
 from benchmarks.store import FileStore
 from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
@@ -130,9 +130,8 @@ def run_chunk(name: str, solver: str, ids: np.ndarray, budget: int, targeted: bo
         solver=solver,
         seed=seed,
         n_classes=10,
-        target_pool=pool,
         progress=sys.stderr.isatty(),
-        **options,
+        **attack_keywords({"target_pool": pool, **options}),
     )
     record = {
         "solver": solver,

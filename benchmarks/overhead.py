@@ -32,7 +32,7 @@ import numpy as np
 OUT = Path(__file__).resolve().parent / "results" / "overhead"
 SHAPES = {784: (1, 28, 28), 3072: (3, 32, 32), 12288: (3, 64, 64), 150528: (3, 224, 224)}
 OURS = ("ours-sign-growing", "ours-sign", "ours-rgf", "ours-sign-growing-nearly")
-#: Our rows' solver and options ("-nearly": probes orthonormalised only while q/d >= 1/200, not the default).
+#: Our rows' solver and solver options ("-nearly": probes orthonormalised only while q/d >= 1/200, not the default).
 OURS_RUNS = {"ours-sign-growing": ("sign-growing", {}), "ours-sign": ("sign", {}), "ours-rgf": ("rgf", {}),
              "ours-sign-growing-nearly": ("sign-growing", {"directions": "nearly-orthogonal"})}
 PEERS = ("art-hsj", "art-signopt", "art-geoda", "fb-hsja")
@@ -118,7 +118,8 @@ def _run(name: str, model: FreeModel, x0: np.ndarray, y0: np.ndarray, budget: in
         from applications.hardlabel import attack
 
         solver, options = OURS_RUNS[name]
-        res = attack(model, x0, y0, budget=budget, solver=solver, seed=seed, n_classes=N_CLASSES, **options)
+        res = attack(model, x0, y0, budget=budget, solver=solver, seed=seed, n_classes=N_CLASSES,
+                     solver_options=options)
         return {"median_l2": float(np.median(res.distortion)), "success": float(np.mean(res.success))}
     from benchmarks.attacks.art_peers import ArtGeoDA, ArtHopSkipJump, ArtSignOPT
     from benchmarks.attacks.base import Batch

@@ -7,8 +7,8 @@ stay under a bound set a small margin above what ``python -m benchmarks.studies.
 seeds (``benchmarks/results/attack_quality.md``).
 
 A model whose decision depends on how many inputs share a call (as the MNIST CNN's logits do on a CPU, by
-~1e-6, see ``benchmarks/results/suite/full/findings.md``) checks that what the attack calls adversarial stays adversarial
-when the model labels it alone.
+~1e-6, see ``benchmarks/results/suite/full/findings.md``) checks that what the attack calls adversarial stays
+adversarial when the model labels it alone.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from applications.hardlabel import attack
+from applications.hardlabel import Start, attack
 from benchmarks.studies.linear_optimum import BUDGET, DIM, found_over_optimal
 
 MIN_ITERATIONS = 10
@@ -117,7 +117,7 @@ def test_a_target_class_thinner_than_the_recheck_margin_is_still_a_success() -> 
     examples = 0.5 + 0.2 * (1 + 1e-4) * w[None, :] + 1e-4 * rng.standard_normal((30, DIM))
     examples = examples[model(examples) == 1]
     res = attack(model, x, np.zeros(2, np.int64), target=np.ones(2, np.int64), budget=3000, solver="sign", seed=0,
-                 n_classes=3, target_examples=examples)
+                 n_classes=3, start=Start(target_examples=examples))
     assert res.success.all(), res.summary()
     assert (model(res.x_adv.astype(np.float64)) == 1).all()  # each returned point, labelled on its own
     assert np.all(res.distortion <= 0.2 * 1.01)

@@ -7,6 +7,7 @@ implements the ``applications.hardlabel.attack`` contract. Peer parts run only i
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -75,14 +76,17 @@ def test_a_returned_point_that_is_not_adversarial_is_a_failure_everywhere() -> N
 
 
 def standin_attack(
-    model: Any, x0: np.ndarray, y0: np.ndarray, *, budget: int, seed: int, reach: float = 0.0, **_: Any
+    model: Any, x0: np.ndarray, y0: np.ndarray, *, budget: int, seed: int,
+    solver_options: Mapping[str, Any] | None = None, **_: Any
 ) -> Any:
     """The attack contract, trivially: bisect each input towards a point of another class.
 
-    The point swaps the input's top two class coordinates, plus ``reach`` times uniform noise (far probes).
+    The point swaps the input's top two class coordinates, plus ``reach`` (a solver option, default 0) times
+    uniform noise (far probes).
     All inputs of the batch are queried together in every model call, so group mode mixes them.
     """
     rng = np.random.default_rng(seed)
+    reach = float((solver_options or {}).get("reach", 0.0))
     n = len(x0)
     rows = np.arange(n)
     far = x0.copy()

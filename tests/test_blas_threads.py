@@ -1,5 +1,5 @@
 """The attack caps numpy's BLAS threads while it runs and gives the caller's setting back, also on a failure
-(:data:`applications.hardlabel.config.BLAS_THREADS`: an idle OpenBLAS worker spins and takes a core from the model)."""
+(``ModelOptions(blas_threads=1)``, the default: an idle OpenBLAS worker spins and takes a core from the model)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from applications.hardlabel import attack
+from applications.hardlabel import ModelOptions, attack
 from applications.hardlabel.config import numpy_blas_paths
 
 W = np.array([[1.0, -1.0], [-1.0, 1.0]])
@@ -46,7 +46,8 @@ def test_the_attack_runs_with_one_blas_thread_and_restores_the_callers(two_blas_
 
 def test_blas_threads_none_leaves_them_as_the_caller_set_them(two_blas_threads: list[int]) -> None:
     seen: list[list[int]] = []
-    attack(_watching_model(seen), np.array([[0.8, 0.2]]), np.array([0]), budget=300, seed=0, blas_threads=None)
+    attack(_watching_model(seen), np.array([[0.8, 0.2]]), np.array([0]), budget=300, seed=0,
+           model_options=ModelOptions(blas_threads=None))
     assert seen and all(threads == two_blas_threads for threads in seen)
 
 
@@ -72,5 +73,6 @@ def test_numpys_own_blas_is_found_and_torchs_threads_are_not_touched() -> None:
 def test_a_bad_blas_threads_is_refused_before_any_query(bad: object) -> None:
     seen: list[list[int]] = []
     with pytest.raises(ValueError, match="blas_threads"):
-        attack(_watching_model(seen), np.array([[0.8, 0.2]]), np.array([0]), budget=300, blas_threads=bad)
+        attack(_watching_model(seen), np.array([[0.8, 0.2]]), np.array([0]), budget=300,
+               model_options=ModelOptions(blas_threads=bad))
     assert not seen

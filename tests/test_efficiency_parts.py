@@ -10,7 +10,7 @@ from boundary_oracles import drive_one, linear_group
 from scipy.fft import dctn
 
 import zeroopt
-from applications.hardlabel import attack
+from applications.hardlabel import Start, attack
 from applications.hardlabel.tournament import tournament
 from zeroopt.directions import make_sampler, sampler_names
 
@@ -190,7 +190,7 @@ def test_attack_with_the_cheap_start_finds_a_near_optimal_point(selection: str) 
     model = lambda z: (z.reshape(len(z), -1) @ w + b[:1] > 0).astype(np.int64)  # noqa: E731
     x = x[:1]
     res = attack(model, x, np.array([1]), budget=3000, solver="sign", seed=0, n_classes=2,
-                 initial_directions="low-frequency", initial_selection=selection)
+                 start=Start(initial_directions="low-frequency", initial_selection=selection))
     assert res.success[0]
     assert res.distortion[0] < 0.5 * 1.05
 
@@ -244,17 +244,16 @@ def test_galloping_local_search_finds_the_value_for_fewer_queries(truth: float) 
 
 
 def test_local_growth_is_checked_and_reference_start_restores_the_paper() -> None:
-    from applications.hardlabel import REFERENCE_START
-    from applications.hardlabel.config import AttackConfig
+    from applications.hardlabel import REFERENCE_START, BoundarySearch, Race
 
-    assert REFERENCE_START["local_growth"] == 1.0
+    assert REFERENCE_START["boundary_search"].local_growth == 1.0
     for bad in (0.5, float("inf"), "2", True):
-        with pytest.raises(ValueError, match="local_growth"):
-            AttackConfig(local_growth=bad).check()
-    for name in ("n_uniform", "race_iterations"):
+        with pytest.raises(ValueError, match="BoundarySearch: local_growth"):
+            BoundarySearch(local_growth=bad)
+    for piece, name in ((Start, "n_uniform"), (Race, "race_iterations")):
         for bad in (-1, 1.5, True):
-            with pytest.raises(ValueError, match=name):
-                AttackConfig(**{name: bad}).check()
+            with pytest.raises(ValueError, match=f"{piece.__name__}: {name}"):
+                piece(**{name: bad})
 
 
 def test_relative_precision_follows_the_value_and_only_sign_growing_asks_for_it() -> None:

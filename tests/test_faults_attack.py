@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from applications.hardlabel import ModelOutputError, attack
+from applications.hardlabel import BoundarySearch, ModelOptions, ModelOutputError, Runs, Start, Verify, attack
 
 W = np.random.default_rng(1234).standard_normal((4, 16))  # a 4-class linear model on 16 features in [0, 1]
 B = -W @ np.full(16, 0.5)
@@ -75,21 +78,30 @@ def test_ctrl_c_during_the_runs_keeps_a_keyboard_interrupt_with_the_partial_resu
     assert all(np.isfinite(r.fun) and 0 < r.queries <= q for r, q in zip(runs, partial.queries, strict=True))
 
 
-@pytest.mark.parametrize("opts", [{"betta": 0.01}, {"q": 0}, {"solver": "rgf-fixed", "patience": 0},
-                                  {"solver": "nope"}, {"n_initial": 0}, {"local_ratio": 2.0}, {"max_iter": -1},
-                                  {"preset": "papers"}, {"target": np.array([1, 2])},
-                                  {"target": np.array([1, 2]), "target_pool": (np.zeros((3, 16)), np.array([1, 1, 3]))},
-                                  {"target": np.array([1, 2]), "target_examples": np.zeros((3, 15))},
-                                  {"target_pool": (np.zeros((3, 16)), np.array([1, 2]))},
-                                  {"budget": 100.0}, {"verify": -1}, {"initial_selection": "knockout"},
-                                  {"local_growth": 0.5}])
-def test_bad_options_fail_with_zero_model_calls(opts: dict) -> None:
+POOL_WITHOUT_2 = (np.zeros((3, 16)), np.array([1, 1, 3]))
+BAD_OPTIONS: list[Callable[[], dict[str, Any]]] = [
+    lambda: {"solver_options": {"betta": 0.01}}, lambda: {"solver_options": {"q": 0}},
+    lambda: {"solver": "rgf-fixed", "solver_options": {"patience": 0}}, lambda: {"solver": "nope"},
+    lambda: {"start": Start(n_initial=0)}, lambda: {"boundary_search": BoundarySearch(local_ratio=2.0)},
+    lambda: {"runs": Runs(max_iter=-1)}, lambda: {"runs": Runs(preset="papers")},
+    lambda: {"target": np.array([1, 2])},
+    lambda: {"target": np.array([1, 2]), "start": Start(target_pool=POOL_WITHOUT_2)},
+    lambda: {"target": np.array([1, 2]), "start": Start(target_examples=np.zeros((3, 15)))},
+    lambda: {"start": Start(target_pool=(np.zeros((3, 16)), np.array([1, 2])))},
+    lambda: {"budget": 100.0}, lambda: {"verify": Verify(queries=-1)},
+    lambda: {"start": Start(initial_selection="knockout")},
+    lambda: {"boundary_search": BoundarySearch(local_growth=0.5)},
+    lambda: {"n_initial": 50}, lambda: {"q": 10}, lambda: {"verify": 3}, lambda: {"solver_options": [("q", 10)]},
+]
+
+
+@pytest.mark.parametrize("opts", BAD_OPTIONS)
+def test_bad_options_fail_with_zero_model_calls(opts: Callable[[], dict[str, Any]]) -> None:
     x, y = inputs(2)
     y = np.array([0, 0])
     model = Faulty()
-    kw = {"budget": 500, "seed": 0, **opts}
     with pytest.raises((TypeError, ValueError)):
-        attack(model, x, y, **kw)
+        attack(model, x, y, **{"budget": 500, "seed": 0, **opts()})
     assert model.calls == 0
 
 
@@ -129,8 +141,9 @@ def test_batched_equals_one_at_a_time_exactly_with_batch_size_1() -> None:
     batched = attack(batch_dependent, x, y, **kw)
     alone = [attack(batch_dependent, x[i:i + 1], y[i:i + 1], **kw).distortion[0] for i in range(3)]
     assert not np.array_equal(batched.distortion, alone)  # what the seed docstring warns about
-    batched1 = attack(batch_dependent, x, y, batch_size=1, **kw)
-    alone1 = [attack(batch_dependent, x[i:i + 1], y[i:i + 1], batch_size=1, **kw).distortion[0] for i in range(3)]
+    one = ModelOptions(batch_size=1)
+    batched1 = attack(batch_dependent, x, y, model_options=one, **kw)
+    alone1 = [attack(batch_dependent, x[i:i + 1], y[i:i + 1], model_options=one, **kw).distortion[0] for i in range(3)]
     assert np.array_equal(batched1.distortion, alone1)
 
 
@@ -143,7 +156,8 @@ def test_random_faults_lose_nothing_and_never_overshoot(fail_at: int, fault: str
     x, y = inputs(n, seed=seed)
     model = Faulty(fail_at=fail_at, fault=fault)
     try:
-        res = attack(model, x, y, budget=budget, seed=seed, n_classes=4, batch_size=batch_size)
+        res = attack(model, x, y, budget=budget, seed=seed, n_classes=4,
+                     model_options=ModelOptions(batch_size=batch_size))
         assert model.calls < fail_at  # finished before the fault
     except (ModelOutputError, KeyboardInterrupt) as err:
         assert model.calls == fail_at

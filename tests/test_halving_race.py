@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from boundary_oracles import CountingHalfspace
 
-from applications.hardlabel import attack
-from applications.hardlabel.config import AttackConfig
+from applications.hardlabel import Race, Runs, Start, attack
 from zeroopt import IndependentGroup, SolverContext, as_oracle, halving_rounds, make_solver, race, race_plan
 
 CENTRES = np.array([[0.0, 0.0], [40.0, 0.0], [80.0, 0.0], [120.0, 0.0]])
@@ -69,9 +68,10 @@ def test_the_attack_with_a_halving_race_sends_twice_the_searches_and_keeps_its_b
     budget = 8000
     for halving, searches in ((False, 2), (True, 4)):
         sizes.clear()
-        res = attack(model, x, np.array([0]), budget=budget, seed=1, n_classes=2, n_initial=n_initial,
-                     initial_selection="tournament", fresh_restarts=False, race_halving=halving)
+        res = attack(model, x, np.array([0]), budget=budget, seed=1, n_classes=2,
+                     start=Start(n_initial=n_initial, initial_selection="tournament"),
+                     runs=Runs(fresh_restarts=False), race=Race(race_halving=halving))
         assert sizes.count(n_initial) == searches
         assert res.success.all() and res.queries[0] <= budget and 0.3 <= res.distortion[0] <= 0.3 * 1.05
-    with pytest.raises(ValueError, match="race_halving"):
-        AttackConfig.split(None, {"race_halving": "yes"})
+    with pytest.raises(ValueError, match="Race: race_halving"):
+        Race(race_halving="yes")

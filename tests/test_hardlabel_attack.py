@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from applications.hardlabel import ModelOutputError, as_label_model, attack
+from applications.hardlabel import AttackConfig, ModelOutputError, Polish, Runs, Start, Verify, as_label_model, attack
 
 RNG = np.random.default_rng(1234)
 W = RNG.standard_normal((4, 16))  # a 4-class linear model on 16 features in [0, 1]
@@ -158,7 +158,8 @@ def test_targeted_attack_reaches_the_target() -> None:
     target = (y + 1) % 4
     pool_x = np.random.default_rng(2).uniform(0, 1, size=(400, 16))
     pool_y = linear_scores(pool_x).argmax(1)
-    res = attack(linear_scores, x, y, target=target, budget=1500, seed=0, n_classes=4, target_pool=(pool_x, pool_y))
+    res = attack(linear_scores, x, y, target=target, budget=1500, seed=0, n_classes=4,
+                 start=Start(target_pool=(pool_x, pool_y)))
     assert res.success.all()
     _check(linear_scores, x, y, res, 1500, target=target)
 
@@ -169,7 +170,8 @@ def test_already_misclassified_input_is_returned_at_once() -> None:
     res = attack(linear_scores, x, wrong, budget=500, seed=0, n_classes=4)
     # Two queries each: labelled alone, then once more by the final re-check.
     assert np.all(res.distortion == 0) and res.success.all() and np.all(res.queries == 2)
-    assert attack(linear_scores, x, wrong, budget=500, seed=0, n_classes=4, verify=0).queries.tolist() == [1, 1]
+    assert attack(linear_scores, x, wrong, budget=500, seed=0, n_classes=4,
+                  verify=Verify(queries=0)).queries.tolist() == [1, 1]
     np.testing.assert_allclose(res.x_adv, x.astype(np.float32))
 
 
@@ -194,7 +196,7 @@ def test_bad_input_errors_say_what_to_fix() -> None:
     with pytest.raises(ValueError, match="outside the model's classes"):
         attack(linear_scores, x, np.array([0, 7]), budget=10, n_classes=4)
     with pytest.raises(ValueError, match="target equals y0"):
-        attack(linear_scores, x, y, target=y, budget=10, n_classes=4, target_examples=x)
+        attack(linear_scores, x, y, target=y, budget=10, n_classes=4, start=Start(target_examples=x))
     for bad in (0, -3):
         with pytest.raises(ValueError, match="budget must be a positive integer"):
             attack(linear_scores, x, y, budget=bad, n_classes=4)
@@ -256,24 +258,32 @@ def test_runs_that_converge_early_restart_and_use_their_budget() -> None:
     # "converges") after a handful of iterations, as rgf does on tree ensembles.
     x, y = _inputs(3, seed=4)
     # (no pruning at the end: how much it takes out depends on the point it starts from, not on the restarts)
-    kw = {"budget": 3000, "seed": 0, "n_classes": 4, "step_min": 10.0, "beta_min": 1e-3, "prune": False}
-    once = attack(linear_scores, x, y, restarts=0, **kw)
+    kw = {"budget": 3000, "seed": 0, "n_classes": 4, "solver_options": {"step_min": 10.0, "beta_min": 1e-3},
+          "polish": Polish(prune=False)}
+    once = attack(linear_scores, x, y, runs=Runs(restarts=0), **kw)
     again = attack(linear_scores, x, y, **kw)
     assert all(r.status is zeroopt.Status.CONVERGED for r in once.solver_results)
     assert np.all(once.queries < 3000) and np.all(again.queries > once.queries) and np.all(again.queries <= 3000)
     assert np.all(again.distortion <= once.distortion * 1.0031)  # the final re-check may add up to 0.3%
 
 
-def test_part_parameters_group_in_a_config_and_keywords_win() -> None:
-    from applications.hardlabel import AttackConfig
-
+def test_the_pieces_bundle_in_a_config_and_flat_keywords_say_where_they_go() -> None:
     x, y = _inputs(2, seed=6)
-    kw = {"budget": 600, "seed": 0, "n_classes": 4, "step_min": 10.0, "beta_min": 1e-3}
-    by_keyword = attack(linear_scores, x, y, restarts=0, n_initial=20, **kw)
-    by_config = attack(linear_scores, x, y, config=AttackConfig(restarts=0, n_initial=20), **kw)
-    overridden = attack(linear_scores, x, y, config=AttackConfig(restarts=7, n_initial=20), restarts=0, **kw)
-    for res in (by_config, overridden):
-        np.testing.assert_array_equal(res.distortion, by_keyword.distortion)
-        np.testing.assert_array_equal(res.queries, by_keyword.queries)
-    with pytest.raises(ValueError, match="restarts must be a non-negative integer"):
-        attack(linear_scores, x, y, restarts=-1, **kw)
+    kw = {"budget": 600, "seed": 0, "n_classes": 4, "solver_options": {"step_min": 10.0, "beta_min": 1e-3}}
+    pieces = {"runs": Runs(restarts=0), "start": Start(n_initial=20)}
+    by_pieces = attack(linear_scores, x, y, **pieces, **kw)
+    by_config = attack(linear_scores, x, y, **AttackConfig(**pieces).keywords(), **kw)
+    np.testing.assert_array_equal(by_config.distortion, by_pieces.distortion)
+    np.testing.assert_array_equal(by_config.queries, by_pieces.queries)
+    with pytest.raises(TypeError, match=r"restarts belongs to the solver runs: pass runs=Runs\(restarts=0\)"):
+        attack(linear_scores, x, y, restarts=0, **kw)
+    with pytest.raises(TypeError, match=r"q is an option of solver 'sign-growing': pass solver_options=\{'q': 10\}"):
+        attack(linear_scores, x, y, budget=600, q=10)
+    with pytest.raises(TypeError, match=r"n_initial belongs to the start: pass start=Start\(n_initial=20\)"):
+        attack(linear_scores, x, y, budget=600, solver_options={"n_initial": 20})
+    with pytest.raises(TypeError, match=r"verify takes a Verify: pass verify=Verify\(queries=0\)"):
+        attack(linear_scores, x, y, budget=600, verify=0)
+    with pytest.raises(TypeError, match="has no option 'qq'.*did you mean 'q'"):
+        attack(linear_scores, x, y, budget=600, qq=10)
+    with pytest.raises(ValueError, match="Runs: restarts must be a non-negative integer"):
+        Runs(restarts=-1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from applications.hardlabel import attack
+from applications.hardlabel import Start, attack
 
 W = np.random.default_rng(11).standard_normal((2, 16))
 
@@ -59,7 +59,8 @@ def test_linf_attack_on_a_tree_model_and_targeted() -> None:
     assert res.success.all()
     assert np.all(model.predict(res.x_adv) != y)
     target = (y + 1) % 3
-    tres = attack(model, x, y, target=target, budget=800, seed=0, norm="linf", target_pool=(xs, model.predict(xs)))
+    tres = attack(model, x, y, target=target, budget=800, seed=0, norm="linf",
+                  start=Start(target_pool=(xs, model.predict(xs))))
     assert np.all(model.predict(tres.x_adv)[tres.success] == target[tres.success]) and tres.success.any()
 
 

@@ -7,7 +7,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import zeroopt
-from applications.hardlabel import ModelOutputError, attack
+from applications.hardlabel import ModelOptions, ModelOutputError, attack
 
 
 def two_class(b: np.ndarray) -> np.ndarray:
@@ -59,6 +59,9 @@ def test_a_model_refusing_big_batches_is_told_to_pass_batch_size() -> None:
         return two_class(b)
 
     x = np.repeat(X, 8, axis=0)
-    with pytest.raises(ModelOutputError, match=r"cannot take \d+ inputs in one call, pass batch_size="):
-        attack(small_batches_only, x, np.zeros(8, dtype=int), budget=100, seed=0, batch_size=None)
-    assert attack(small_batches_only, x, np.zeros(8, dtype=int), budget=100, seed=0, batch_size=4).success.all()
+    with pytest.raises(ModelOutputError, match=r"cannot take \d+ inputs in one call, pass the most it takes as "
+                       r"batch_size: attack\(\.\.\., model_options=ModelOptions\(batch_size=\.\.\.\)\)"):
+        attack(small_batches_only, x, np.zeros(8, dtype=int), budget=100, seed=0,
+               model_options=ModelOptions(batch_size=None))
+    assert attack(small_batches_only, x, np.zeros(8, dtype=int), budget=100, seed=0,
+                  model_options=ModelOptions(batch_size=4)).success.all()

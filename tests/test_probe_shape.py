@@ -143,7 +143,7 @@ def test_the_attack_says_piecewise_constant_for_tree_models_only() -> None:
     from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
 
-    from applications.hardlabel import as_label_model, attack
+    from applications.hardlabel import ModelOptions, as_label_model, attack
     from applications.hardlabel.adapters.sklearn_adapter import is_tree_model
 
     rng = np.random.default_rng(0)
@@ -159,8 +159,8 @@ def test_the_attack_says_piecewise_constant_for_tree_models_only() -> None:
     assert not as_label_model(smooth, n_classes=2).piecewise_constant and not is_tree_model(smooth)
     assert not as_label_model(lambda z: (z.reshape(len(z), -1)[:, 0] > 0.5).astype(int), n_classes=2
                               ).piecewise_constant
-    with pytest.raises(ValueError, match="piecewise_constant"):
-        attack(smooth, x[:1], y[:1], budget=100, piecewise_constant="yes")
+    with pytest.raises(ValueError, match="ModelOptions: piecewise_constant"):
+        attack(smooth, x[:1], y[:1], budget=100, model_options=ModelOptions(piecewise_constant="yes"))
 
 
 def test_the_suite_harness_tells_our_attack_what_the_model_is() -> None:
@@ -177,5 +177,5 @@ def test_the_suite_harness_tells_our_attack_what_the_model_is() -> None:
                   bounds=(0.0, 1.0), n_classes=2, piecewise_constant=True)
     with pytest.raises(RuntimeError, match="stop"):
         Ours("sign-growing", impl=impl).run(lambda z: np.zeros(len(z)), batch, budget=10, seed=0)  # type: ignore[arg-type]
-    assert seen["piecewise_constant"] is True
+    assert seen["model_options"].piecewise_constant is True
     assert batch.take([0]).piecewise_constant is True

@@ -129,7 +129,7 @@ def test_solve_many_polishes_once_at_the_end_and_goes_on_from_there(budget: int)
 
 
 def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> None:
-    from applications.hardlabel import attack
+    from applications.hardlabel import Polish, attack
 
     def model(x: np.ndarray) -> np.ndarray:  # a two-split "tree": class 1 where x_0 > 0.7 and x_1 > 0.6
         z = x.reshape(len(x), -1)
@@ -138,8 +138,8 @@ def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> Non
     x = np.full((2, 256), 0.5)
     # Probes as drawn (probe_shape=None): probes shaped by the direction already keep more of it off the free
     # features (checked at the end), and what is measured here is what the pruning takes out.
-    kw = {"budget": 1500, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0), "probe_shape": None}
-    plain = attack(model, x, np.zeros(2, dtype=np.int64), prune=False, **kw)
+    kw = {"budget": 1500, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0), "solver_options": {"probe_shape": None}}
+    plain = attack(model, x, np.zeros(2, dtype=np.int64), polish=Polish(prune=False), **kw)
     pruned = attack(model, x, np.zeros(2, dtype=np.int64), **kw)  # on by default
     assert pruned.success.all() and np.all(pruned.queries <= 1500)
     assert np.all(pruned.distortion < plain.distortion)
@@ -151,17 +151,18 @@ def test_the_attack_prunes_what_an_axis_aligned_model_does_not_split_on() -> Non
         assert np.all(free > 0.2) if most is None else np.all(free < most)
     assert np.all(pruned.distortion >= optimum - 1e-6) and np.all(pruned.distortion < 1.05 * optimum)
     assert np.all(plain.distortion > 1.1 * optimum)
-    shaped = attack(model, x, np.zeros(2, dtype=np.int64), **{**kw, "prune": False, "probe_shape": 0.3})
+    shaped = attack(model, x, np.zeros(2, dtype=np.int64), **{**kw, "polish": Polish(prune=False),
+                                                               "solver_options": {"probe_shape": 0.3}})
     free_shaped = np.sum((shaped.x_adv.reshape(2, -1)[:, 2:] - 0.5) ** 2, axis=1) / shaped.distortion**2
     free_plain = np.sum((plain.x_adv.reshape(2, -1)[:, 2:] - 0.5) ** 2, axis=1) / plain.distortion**2
     assert np.all(free_shaped < free_plain) and np.all(shaped.distortion < plain.distortion)
-    with pytest.raises(ValueError, match="prune"):
-        attack(model, x, np.zeros(2, dtype=np.int64), prune="yes", **kw)
+    with pytest.raises(ValueError, match="Polish: prune"):
+        attack(model, x, np.zeros(2, dtype=np.int64), polish=Polish(prune="yes"), **kw)
 
 
 def test_the_attack_passes_its_polish_reserve_to_the_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     import zeroopt
-    from applications.hardlabel import attack
+    from applications.hardlabel import Polish, attack
 
     seen: list[int] = []
     real = zeroopt.solve_many
@@ -173,10 +174,12 @@ def test_the_attack_passes_its_polish_reserve_to_the_runs(monkeypatch: pytest.Mo
     monkeypatch.setattr(zeroopt, "solve_many", recording)
     model = lambda x: (x.reshape(len(x), -1)[:, 0] > 0.7).astype(np.int64)  # noqa: E731
     kw = {"budget": 300, "seed": 0, "n_classes": 2, "bounds": (0.0, 1.0)}
-    early = attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), polish_reserve=250, **kw)
+    early = attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), polish=Polish(polish_reserve=250),
+                   **kw)
     default = attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), **kw)
     assert seen == [250, zeroopt.POLISH_RESERVE]
     assert early.success.all() and default.success.all() and early.queries[0] <= 300
     for bad in (-1, 2.5, True):
-        with pytest.raises(ValueError, match="polish_reserve"):
-            attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), polish_reserve=bad, **kw)
+        with pytest.raises(ValueError, match="Polish: polish_reserve"):
+            attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), polish=Polish(polish_reserve=bad),
+                   **kw)

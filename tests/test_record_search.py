@@ -67,7 +67,7 @@ def test_initial_search_takes_record_as_a_selection() -> None:
 
 
 def test_the_attack_starts_with_the_record_search_by_default_and_descends_sooner() -> None:
-    from applications.hardlabel import attack
+    from applications.hardlabel import Start, attack
 
     rng = np.random.default_rng(6)
     w = rng.standard_normal(64)
@@ -78,7 +78,7 @@ def test_the_attack_starts_with_the_record_search_by_default_and_descends_sooner
 
     first = {}
     for selection in (None, "record", "tournament"):
-        opts = {} if selection is None else {"initial_selection": selection}
+        opts = {} if selection is None else {"start": Start(initial_selection=selection)}
         res = attack(model, x, np.array([0]), budget=600, seed=0, n_classes=2, **opts)
         assert res.success[0] and res.distortion[0] < 0.4 * 1.3
         first[selection] = res.solver_results[0].history[0].queries

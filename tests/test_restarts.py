@@ -115,7 +115,7 @@ def test_min_progress_ends_a_crawling_run_early() -> None:
 
 
 def test_the_attack_can_restart_from_fresh_initial_searches() -> None:
-    from applications.hardlabel import attack
+    from applications.hardlabel import Runs, attack
 
     rng = np.random.default_rng(3)
     w = rng.standard_normal((4, 16))
@@ -123,15 +123,15 @@ def test_the_attack_can_restart_from_fresh_initial_searches() -> None:
     x = rng.uniform(0.3, 0.7, (3, 16))
     y = model(x).argmax(1)
     # A step floor above every step makes runs converge within a few iterations: the budget goes to restarts.
-    kw = {"budget": 3000, "seed": 0, "n_classes": 4, "step_min": 10.0, "beta_min": 1e-3}
-    same = attack(model, x, y, fresh_restarts=False, **kw)
-    fresh = attack(model, x, y, fresh_restarts=True, **kw)
-    again = attack(model, x, y, fresh_restarts=True, **kw)
+    kw = {"budget": 3000, "seed": 0, "n_classes": 4, "solver_options": {"step_min": 10.0, "beta_min": 1e-3}}
+    same = attack(model, x, y, runs=Runs(fresh_restarts=False), **kw)
+    fresh = attack(model, x, y, runs=Runs(fresh_restarts=True), **kw)
+    again = attack(model, x, y, runs=Runs(fresh_restarts=True), **kw)
     assert fresh.success.all() and np.all(fresh.queries <= 3000)
     np.testing.assert_array_equal(fresh.distortion, again.distortion)  # one seed, one answer
     assert not np.array_equal(fresh.queries, same.queries) or not np.array_equal(fresh.distortion, same.distortion)
-    with pytest.raises(ValueError, match="fresh_restarts"):
-        attack(model, x, y, fresh_restarts="yes", **kw)
+    with pytest.raises(ValueError, match="Runs: fresh_restarts"):
+        attack(model, x, y, runs=Runs(fresh_restarts="yes"), **kw)
 
 
 def test_a_failing_fresh_start_keeps_every_runs_best() -> None:

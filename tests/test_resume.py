@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from applications.hardlabel import attack
+from applications.hardlabel import Race, Runs, attack
 from zeroopt import IndependentGroup, SolverContext, as_oracle, drive, make_solver, run_solver, solve_many
 
 DIM = 12
@@ -73,8 +73,8 @@ def _two_class_attack(keep: bool) -> tuple[np.ndarray, list[int]]:
         return np.argmax(z.reshape(len(z), -1) @ w.T, axis=1)
 
     # race_starts=2 with a small budget: two searches race for 30% of it, then the winner goes on.
-    res = attack(model, x, model(x), budget=3000, seed=0, n_classes=3, race_starts=2, race_fraction=0.3,
-                 race_keeps_state=keep, restarts=0)
+    res = attack(model, x, model(x), budget=3000, seed=0, n_classes=3, runs=Runs(restarts=0),
+                 race=Race(race_starts=2, race_fraction=0.3, race_keeps_state=keep))
     assert res.success.all() and np.all(res.queries <= 3000)
     return res.distortion, [r.history[0].iteration for r in res.solver_results]
 
@@ -84,9 +84,9 @@ def test_the_attack_s_race_winner_goes_on_with_its_run_s_state_unless_asked_not_
     _, first_fresh = _two_class_attack(keep=False)
     assert all(i > 0 for i in first_kept)  # the descent's first iteration is numbered after the race's
     assert first_fresh == [0, 0]
-    with pytest.raises(ValueError, match="race_keeps_state"):
+    with pytest.raises(ValueError, match="Race: race_keeps_state"):
         attack(lambda z: np.zeros(len(z), dtype=int), np.zeros((1, 4)), np.array([0]), budget=100,
-               n_classes=2, race_keeps_state="yes")
+               n_classes=2, race=Race(race_keeps_state="yes"))
 
 
 def test_after_a_fault_the_partial_result_s_state_lets_the_run_go_on() -> None:

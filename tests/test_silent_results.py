@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from applications.hardlabel import ModelOutputError, attack
+from applications.hardlabel import ModelOptions, ModelOutputError, Verify, attack
 
 W = np.random.default_rng(7).standard_normal((10, 64))
 B = -W @ np.full(64, 0.5)
@@ -112,7 +112,7 @@ def test_a_fault_mid_round_reports_exactly_the_queries_the_model_saw(fail_at: in
     x, y = inputs(6)
     model = CountingFault(fail_at=fail_at)
     with pytest.raises(ModelOutputError) as info:
-        attack(model, x, y, budget=400, seed=0, n_classes=10, batch_size=5)
+        attack(model, x, y, budget=400, seed=0, n_classes=10, model_options=ModelOptions(batch_size=5))
     assert int(info.value.partial_result.queries.sum()) == model.samples
 
 
@@ -122,6 +122,6 @@ def test_a_fault_during_the_final_recheck_reports_exactly_the_queries_the_model_
     # Once every input has spent all but its reserve, the only calls left are the re-check's, one point each.
     model = CountingFault(fail_alone=2, after=3 * (budget - reserve))
     with pytest.raises(ModelOutputError) as info:
-        attack(model, x, y, budget=budget, seed=0, n_classes=10, verify=reserve)
+        attack(model, x, y, budget=budget, seed=0, n_classes=10, verify=Verify(queries=reserve))
     partial = info.value.partial_result
     assert model.alone == 2 and int(partial.queries.sum()) == model.samples

@@ -84,7 +84,7 @@ def _interior_or_saturated(saturated: bool, skip_flat: bool) -> np.ndarray:
     def model(z: np.ndarray) -> np.ndarray:
         return (z.reshape(len(z), -1) @ w + b > 0).astype(np.int64)
 
-    res = attack(model, x, model(x), budget=1500, seed=0, n_classes=2, skip_flat=skip_flat)
+    res = attack(model, x, model(x), budget=1500, seed=0, n_classes=2, solver_options={"skip_flat": skip_flat})
     assert res.success.all() and np.all(res.queries <= 1500)
     return res.distortion
 

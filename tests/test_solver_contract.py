@@ -296,7 +296,7 @@ def test_attack(name: str, parts: dict, kind: str, request: pytest.FixtureReques
 
     model, x, y, labels_of = request.getfixturevalue(kind)
     res = attack(model, x, y, budget=400, solver=name, seed=0, n_classes=10 if kind == "lightgbm_model" else 4,
-                 **parts)
+                 solver_options=parts)
     assert res.success.all() and np.all(res.queries <= 400)
     assert np.all(labels_of(res.x_adv) != y)
     ran = [r for r in res.solver_results if r is not None]

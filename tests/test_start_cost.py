@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from applications.hardlabel import attack
+from applications.hardlabel import Runs, Start, Verify, attack
 
 
 def test_max_iter_zero_spends_only_the_initial_search() -> None:
@@ -22,8 +22,9 @@ def test_max_iter_zero_spends_only_the_initial_search() -> None:
     spent = {}
     for selection in ("tournament", "record"):
         seen.clear()
-        res = attack(model, x, np.array([0]), budget=2000, seed=0, n_classes=2, initial_selection=selection,
-                     max_iter=0, restarts=0, fresh_restarts=False, verify=0)
+        res = attack(model, x, np.array([0]), budget=2000, seed=0, n_classes=2,
+                     start=Start(initial_selection=selection), runs=Runs(max_iter=0, restarts=0, fresh_restarts=False),
+                     verify=Verify(queries=0))
         assert res.success[0] and res.queries[0] == sum(seen)
         assert len(res.solver_results[0].history) == 0  # no descent iteration was recorded
         spent[selection] = int(res.queries[0])

@@ -10,8 +10,7 @@ from boundary_oracles import CountingHalfspace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from applications.hardlabel import attack
-from applications.hardlabel.config import AttackConfig
+from applications.hardlabel import Race, Runs, Start, Verify, attack
 from zeroopt import (
     RACE_ITERATIONS,
     RACE_MIN_SHARE_DIM,
@@ -94,8 +93,8 @@ def test_attack_with_uniform_candidates_and_a_race_stays_in_budget(race_iteratio
     b = float(-(x[0] @ w) + 0.5 * np.linalg.norm(w))  # input 0 lies 0.5 from the boundary, on the class-1 side
     model = lambda z: (z.reshape(len(z), -1) @ w + b > 0).astype(np.int64)  # noqa: E731
     y = model(x)
-    res = attack(model, x, y, budget=1500, solver="sign-growing", seed=0, n_classes=2, n_uniform=5,
-                 race_iterations=race_iterations)
+    res = attack(model, x, y, budget=1500, solver="sign-growing", seed=0, n_classes=2, start=Start(n_uniform=5),
+                 race=Race(race_iterations=race_iterations))
     assert res.success.all() and np.all(res.queries <= 1500)
     assert res.distortion[0] < 0.5 * 1.1
 
@@ -109,7 +108,8 @@ def test_uniform_candidates_are_probed_inside_the_input_domain() -> None:
         return np.zeros(len(z), dtype=np.int64)  # nothing is ever adversarial: only the probes are sent
 
     x = np.full((1, 16), 0.2)
-    attack(model, x, np.array([0]), budget=200, seed=0, n_classes=2, n_initial=1, n_uniform=7, verify=0)
+    attack(model, x, np.array([0]), budget=200, seed=0, n_classes=2, start=Start(n_initial=1, n_uniform=7),
+           verify=Verify(queries=0))
     first = np.concatenate(seen)[1:9]  # after the one query that labels x0: 1 sampler + 7 uniform candidates
     uniform = first[1:]
     assert np.all((uniform >= 0) & (uniform <= 1))
@@ -128,7 +128,8 @@ def test_inputs_no_random_direction_serves_start_toward_the_other_inputs(n_unifo
 
     y = model(x)
     assert y.tolist() == [0, 1]
-    res = attack(model, x, y, budget=1000, seed=0, n_classes=2, n_uniform=n_uniform, race_iterations=race_iterations)
+    res = attack(model, x, y, budget=1000, seed=0, n_classes=2, start=Start(n_uniform=n_uniform),
+                 race=Race(race_iterations=race_iterations))
     assert res.success.all() and np.all(res.queries <= 1000)
     gap = float(np.linalg.norm(x[1] - x[0])) - radius  # the ball's surface along the segment between the inputs
     assert gap <= res.distortion[0] <= gap * 1.01
@@ -178,28 +179,28 @@ def test_race_plan_and_the_attack_config_check_their_arguments() -> None:
                 {"budget": 1000, "max_starts": True}):
         with pytest.raises(ValueError):
             race_plan(**bad)  # type: ignore[arg-type]
-    assert AttackConfig(race_starts=None).race_for(20000) == race_plan(20000) == (4, 3000)
+    assert Race(race_starts=None).plan(20000) == race_plan(20000) == (4, 3000)
     # Sized by the dimension too: an MNIST image's as RACE_MIN_SHARE was measured, a CIFAR-10 image's needs 26k.
     assert race_plan(20000, dim=RACE_MIN_SHARE_DIM) == (4, 3000) and race_plan(20000, dim=3072) == (1, 0)
     assert race_plan(26200, dim=3072) == (2, 3930)
-    assert AttackConfig(race_starts=None).race_for(20000, dim=3072) == (1, 0)
+    assert Race(race_starts=None).plan(20000, dim=3072) == (1, 0)
     # The default ("auto") sizes a targeted attack's race by the dimension too, an untargeted attack's by the budget.
-    assert AttackConfig().race_for(20000, targeted=True, dim=3072) == (1, 0)
-    assert AttackConfig().race_for(20000, dim=3072) == (4, 3000)
+    assert Race().plan(20000, targeted=True, dim=3072) == (1, 0)
+    assert Race().plan(20000, dim=3072) == (4, 3000)
     with pytest.raises(ValueError, match="dim"):
         race_plan(20000, dim=0)
     # The default races every attack; "untargeted" gives targeted ones one search.
-    assert AttackConfig().race_for(20000) == race_plan(20000) and AttackConfig().race_for(4000) == (1, 0)
-    assert AttackConfig().race_for(20000, targeted=True) == (4, 3000)
-    assert AttackConfig(race_starts="untargeted").race_for(10**6, targeted=True) == (1, 0)
-    assert AttackConfig(race_starts="untargeted").race_for(20000, dim=3072) == (4, 3000)  # whatever the dimension
-    assert AttackConfig(race_starts=None).race_for(20000, targeted=True) == (4, 3000)
-    assert AttackConfig(race_starts=1).race_for(10**6) == (1, 0)
-    assert AttackConfig(race_starts=3, race_fraction=0.5).race_for(1000) == (3, 500)
+    assert Race().plan(20000) == race_plan(20000) and Race().plan(4000) == (1, 0)
+    assert Race().plan(20000, targeted=True) == (4, 3000)
+    assert Race(race_starts="untargeted").plan(10**6, targeted=True) == (1, 0)
+    assert Race(race_starts="untargeted").plan(20000, dim=3072) == (4, 3000)  # whatever the dimension
+    assert Race(race_starts=None).plan(20000, targeted=True) == (4, 3000)
+    assert Race(race_starts=1).plan(10**6) == (1, 0)
+    assert Race(race_starts=3, race_fraction=0.5).plan(1000) == (3, 500)
     for bad_cfg in ({"race_starts": 0}, {"race_starts": 2.0}, {"race_starts": "targeted"}, {"race_fraction": 0.0},
                     {"race_fraction": 1.5}):
-        with pytest.raises(ValueError, match=next(iter(bad_cfg))):
-            AttackConfig.split(None, bad_cfg)
+        with pytest.raises(ValueError, match=f"Race: {next(iter(bad_cfg))}"):
+            Race(**bad_cfg)
 
 
 def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() -> None:
@@ -213,8 +214,9 @@ def test_attack_racing_independent_starts_stays_in_budget_and_is_reproducible() 
     for k in (3, 3, 1):
         sizes.clear()
         # The tournament's probe round sends a search's n_initial candidates in one batch: countable.
-        runs.append(attack(model, x, np.array([0]), budget=2000, seed=1, n_classes=2, n_initial=n_initial,
-                           race_starts=k, race_fraction=0.5, fresh_restarts=False, initial_selection="tournament"))
+        runs.append(attack(model, x, np.array([0]), budget=2000, seed=1, n_classes=2,
+                           start=Start(n_initial=n_initial, initial_selection="tournament"),
+                           race=Race(race_starts=k, race_fraction=0.5), runs=Runs(fresh_restarts=False)))
         assert sizes.count(n_initial) == k
     raced, again, _ = runs
     for r in runs:
@@ -233,17 +235,18 @@ def test_the_default_races_targeted_attacks_too() -> None:
     budget = 8000
     assert race_plan(budget)[0] == 2
     # (no fresh restarts: a converged run's new initial search would send more probe rounds)
-    attack(model, x, np.array([0]), budget=budget, seed=1, n_classes=2, n_initial=n_initial,
-           initial_selection="tournament", fresh_restarts=False)
+    attack(model, x, np.array([0]), budget=budget, seed=1, n_classes=2,
+           start=Start(n_initial=n_initial, initial_selection="tournament"), runs=Runs(fresh_restarts=False))
     assert sizes.count(n_initial) == 2
     examples = x + 0.6 * w / np.linalg.norm(w) + 0.01 * rng.standard_normal((13, d))  # 13: a countable batch
     assert (model(examples) == 1).all()
     calls = {}
     for race_starts in ("default", "untargeted", 1, None):
         sizes.clear()
-        option = {} if race_starts == "default" else {"race_starts": race_starts}
+        option = {} if race_starts == "default" else {"race": Race(race_starts=race_starts)}
         res = attack(model, x, np.array([0]), target=np.array([1]), budget=budget, seed=1, n_classes=2,
-                     target_examples=examples, initial_selection="tournament", fresh_restarts=False, **option)
+                     start=Start(target_examples=examples, initial_selection="tournament"),
+                     runs=Runs(fresh_restarts=False), **option)
         calls[race_starts] = (list(sizes), float(res.distortion[0]))
     # Targeted, the default races: the model sees exactly what race_starts=None sends, not one search's.
     assert calls["default"] == calls[None] and calls["untargeted"] == calls[1] and calls[None][0] != calls[1][0]
@@ -256,6 +259,7 @@ def test_the_race_gives_each_start_more_queries_on_larger_inputs() -> None:
     for d, searches in ((32, 2), (2000, 1)):
         model = CountingHalfspace(seed=4, d=d)
         assert race_plan(budget, dim=d)[0] == searches
-        attack(model, model.x, np.array([0]), budget=budget, seed=1, n_classes=2, n_initial=n_initial,
-               initial_selection="tournament", fresh_restarts=False, race_starts=None)
+        attack(model, model.x, np.array([0]), budget=budget, seed=1, n_classes=2,
+               start=Start(n_initial=n_initial, initial_selection="tournament"), runs=Runs(fresh_restarts=False),
+               race=Race(race_starts=None))
         assert model.sizes.count(n_initial) == searches

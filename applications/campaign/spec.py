@@ -11,8 +11,9 @@ Example TOML (every key but ``models`` is optional)::
     targeted = false           # true: target (label + 1) mod K
     batch_size = "auto"        # samples per model call (1: bit-identical on every executor)
     chunk = 32                 # inputs per attack call (one unit of work, written when it finishes)
-    [options]                  # solver options for every solver (q, beta, ...)
-    q = 20
+    [options]                  # for every attack: solver options (q, beta, ...) and the settings of the
+    q = 20                     # attack's pieces by their flat names (n_initial, race_starts, prune, verify, ...)
+    n_initial = 50
 
 A model named ``module:function`` runs that function: trust a campaign file as you would its code.
 """
@@ -66,7 +67,9 @@ class Campaign:
     targeted
         Targeted attacks toward (label + 1) mod K instead of untargeted ones.
     options
-        Solver options passed to every attack (part of the database key).
+        Solver options and the settings of the attack's pieces by their flat names, for every attack (part of
+        the database key): :func:`applications.hardlabel.attack_keywords` maps each setting onto its piece
+        (``n_initial`` onto ``Start``, ``prune`` onto ``Polish``, ...) and passes the rest to the solver.
     batch_size
         Samples per model call (``"auto"``, an integer or ``None``); 1 makes results bit-identical across
         executors and chunkings (see :mod:`applications.campaign.executors`).
@@ -240,6 +243,7 @@ def _check_types(c: Campaign) -> None:
             raise _wrong(name, "a string", getattr(c, name))
     if not isinstance(c.options, dict):
         raise _wrong("options", "a table of solver options", c.options)
+    _check_options(c.options)
     if c.bounds is not None:
         if not isinstance(c.bounds, list | tuple) or len(c.bounds) != 2 or not all(map(_is_number, c.bounds)):
             raise _wrong("bounds", "two numbers LO, HI", c.bounds)
@@ -248,6 +252,20 @@ def _check_types(c: Campaign) -> None:
         c.batch_size = None
     if not (c.batch_size is None or c.batch_size == "auto" or (_is_int(c.batch_size) and c.batch_size >= 1)):
         raise _wrong("batch_size", '"auto", "none" or a positive integer', c.batch_size)
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    """The ``[options]`` table maps onto the attack's pieces (a bad setting fails here, before any work); what a
+    campaign sets by a key of its own cannot also come from it."""
+    from applications.hardlabel import attack_keywords
+
+    for key, own in (("batch_size", "batch_size"), ("target_pool", "pool"), ("n_classes", "models")):
+        if key in options:
+            raise ValueError(f"options: {key} is not an [options] entry: the campaign sets it ({_EXAMPLES[own]})")
+    try:
+        attack_keywords(options)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"options: {err}") from None
 
 
 def _default_data(models: list[str]) -> str:

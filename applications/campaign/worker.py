@@ -73,8 +73,8 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
     models
         The calling worker's model cache (filled on first use).
     """
-    # Imported here: the attack's public name only (its internals are being reorganised elsewhere).
-    from applications.hardlabel import as_label_model, attack
+    # Imported here: the attack's public names only.
+    from applications.hardlabel import as_label_model, attack, attack_keywords
 
     loaded = get_model(task.model, task.arch, task.device, models)
     n_classes = loaded.n_classes
@@ -86,11 +86,11 @@ def run_task(task: Task, models: dict[Any, Any]) -> list[dict[str, Any]]:
             raise ValueError(f"{task.model}: a targeted campaign needs a model that tells its number of classes")
         target = (task.y + 1) % n_classes
     seeds = [input_seed(task.seed, i) for i in task.input_ids]
+    # The campaign's [options] are flat settings and solver options: each setting goes to its piece.
+    settings = {**task.options, "batch_size": task.batch_size, "target_pool": resolve(task.pool)}
     res = attack(
         loaded.model, task.x, task.y, target=target, budget=task.budget, solver=task.solver, seed=seeds,
-        bounds=task.bounds, n_classes=n_classes, batch_size=task.batch_size,
-        target_pool=resolve(task.pool),
-        **task.options,
+        bounds=task.bounds, n_classes=n_classes, **attack_keywords(settings),
     )
     n = len(task.input_ids)
     where_json = json.dumps(machine(loaded.device), sort_keys=True, separators=(",", ":"))

@@ -1,293 +1,238 @@
-"""What configures each part of the attack, and the checks of what the caller passed.
+"""The bundle of the attack's pieces, the flat names of their settings, and the checks of what the caller passed.
 
-:class:`AttackConfig` groups the parameters of the attack's parts (model adapter, initial search, boundary
-search, solver runs, final check); :meth:`AttackConfig.split` separates them from the solver's own options
-in the keywords :func:`~applications.hardlabel.attack` receives, so every keyword still works.
+:class:`AttackConfig` holds one of each piece of :mod:`.pieces`; :func:`attack_keywords` maps a flat mapping of
+settings (a campaign's ``[options]`` table, a benchmark's option dict) onto pieces and the solver's options;
+:func:`misplaced_keywords` says, for a keyword :func:`~applications.hardlabel.attack` does not take, which
+piece it belongs to.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from functools import partial
+import difflib
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
-from zeroopt.checks import check_budget, check_max_iter, check_seed
-from zeroopt.descent import PAPER_BETA, PRESETS, REFERENCE_EPS_PER_BETA
+from zeroopt.checks import check_budget, check_seed
+from zeroopt.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
 
-from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_GROWTH, PAPER_LOCAL_RATIO
+from .boundary import PAPER_LOCAL_GROWTH
 from .bounds import check_inside, flat_bounds
-from .initial import SELECTIONS
 from .inputs import as_batch
+from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Verify, field_names
 
 __all__ = [
-    "BLAS_THREADS", "CHEAP_START", "DEFAULT_SOLVER", "RACE_AUTO", "RACE_KEEPS_STATE", "RACE_UNTARGETED",
-    "REFERENCE_START",
+    "CHEAP_START", "DEFAULT_SOLVER", "N_INITIAL_DIRECTIONS", "REFERENCE_START", "SETTINGS",
     "AttackConfig",
-    "boundary_context",
-    "check_inputs", "initial_precision", "limit_blas", "numpy_blas_paths", "seeds_for",
+    "attack_keywords", "boundary_context", "check_inputs", "check_solver_options", "explains_misplaced_keywords",
+    "initial_precision", "limit_blas", "misplaced_keywords", "numpy_blas_paths", "seeds_for",
 ]
 
-N_INITIAL_DIRECTIONS = 100  # reference code: 100 random directions (untargeted) / target examples (targeted)
-# The cheap start (the default): 30 low-frequency candidates, each asked once just below the best distance so
-# far (the record search, applications/hardlabel/record.py), only the winner bisected — 52-65 queries, where
-# the knock-out tournament ("tournament") took 82-130 and the reference code 300-400 (benchmarks/results/
-# ablation/record-start/: per input 7-33% lower at 250 queries on both CNNs, level from 4k). The
-# "multi-scale" mixture (low-frequency bands and the full space) is better on the CIFAR ResNet up to 1k queries
-# but far worse on a tree ensemble over MNIST pixels (benchmarks/results/ablation/suite_tags.md): not the default.
-# Neither are uniform candidates (n_uniform, HopSkipJump's start: far better on both CNNs at 250-500 queries, worse
-# on MNIST from 1k and on GBDT MNIST) nor the race between families (race_iterations: wins on GBDT MNIST, loses on
-# both CNNs) — benchmarks/results/ablation/race/. At large budgets the attack races several such searches for a
-# share of the budget (zeroopt.race_plan's starts): g has many basins, and which one a single start lands in is a
-# lottery that moves a 20-input median by several percent from seed to seed. The race takes bad basins away while
-# the typical input pays a little for the losers' queries — more the larger d, as a start's early L2 tells less of
-# its end (zeroopt.RACE_MIN_SHARE_DIM). race_starts="auto" (RACE_AUTO, the default): an untargeted attack, whose
-# basins are the other classes, races by the budget alone (from ~6.7k queries): MNIST mean L2 at 20k 1.068 -> 1.047
-# (C&W 1.003), GBDT MNIST 0.87 per input at 32.2k (benchmarks/results/ablation/race-untargeted/), and on 30 CIFAR-10
-# inputs at 14k the race's median 0.0557 against 0.0621 without it, though 1.4% higher per input
-# (ablation/race-dimension/batched-30/); a targeted attack races with each start's share grown with d (MNIST from
-# ~6.7k, CIFAR-10 from ~26k): MNIST targeted means 1.7-3.2% lower at 14k-20k, per input 1.000-1.013, where on
-# CIFAR-10 the race cost 1.7-3.5% per input at 8k-20k and raised its means (ablation/race-starts/, race-dimension/).
-RACE_UNTARGETED = "untargeted"
-RACE_AUTO = "auto"
-CHEAP_START: dict[str, Any] = {
-    "initial_directions": "low-frequency", "initial_selection": "record", "n_initial": 30, "n_uniform": 0,
-    "race_iterations": 0, "race_starts": RACE_AUTO,
-}
-# The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
-# one bisected, Algorithm 1's fixed widening ratio, and no pruning at the end.
-REFERENCE_START: dict[str, Any] = {
-    "initial_directions": "gaussian", "initial_selection": "bisect-all", "n_initial": N_INITIAL_DIRECTIONS,
-    "local_growth": PAPER_LOCAL_GROWTH, "n_uniform": 0, "race_iterations": 0, "race_starts": 1, "prune": False,
-}
-#: The attack's default solver: the best composition in benchmarks/results/ablation ("rgf" is the paper's).
+#: The attack's default solver ("rgf" is the paper's); why: docs/attack.md.
 DEFAULT_SOLVER = "sign-growing"
-# Largest chunk sent to the model at once ("auto"): it bounds peak memory whatever N·q is, and on a CPU a
-# CNN runs ~40% faster per sample at batch 100-200 than at 1024 (activations stay in cache); a GPU wants more.
-CPU_MODEL_BATCH = 256
-GPU_MODEL_BATCH = 4096
-# Prune each input's best perturbation about 100 queries before its budget ends (zeroopt.pruning): the coordinates
-# the boundary does not need go back to x0's, one query per block of them (smallest first, each block 1% of the
-# squared norm); on a smooth model the first refusals end the pass (8 queries) and the descent goes on.
-PRUNE = True
-# Whether the race's winner goes on with its run's state (step size, probe count, memory) rather than afresh
-# from its point. Measured, not on: per input 0.996-0.999 on the untargeted CNN experiments at 8k-20k, 3% higher
-# on GBDT MNIST at 11.9k, where a fresh run's cheap first steps serve better (benchmarks/results/ablation/race-state/).
-RACE_KEEPS_STATE = False
-# Whether the race between starts is a successive-halving one (zeroopt.race_plan(halving=True): twice the starts
-# for the same queries, the worse half dropped after each of zeroopt.halving_rounds rounds).
-RACE_HALVING = False
-# Threads the numpy/scipy BLAS may use while the attack runs (None: as they are). The attack's own linear algebra
-# is small (orthonormalising a few hundred probes of d values), and an idle OpenBLAS worker keeps spinning for a
-# while after each call: on 2 cores it took a core from the model's forward pass. With 1, the default attack on 20
-# MNIST images made 2119 / 2173 queries/s at 2k / 4k instead of 1776 / 1782, the model's share of the time 87-88%
-# instead of 80-81% (benchmarks/results/hardlabel/mnist_speed.md and results README §1).
-BLAS_THREADS = 1
-MAX_RESTARTS = 10  # restarts of a run that converged with budget left (0: stop there, as the reference code)
-VERIFY_QUERIES = 3  # final re-check of 2 slightly safer versions of the best point along its ray, then the point
-
-
-def _is_real(value: Any) -> bool:
-    """A real number (Python or NumPy), not a bool."""
-    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+#: The reference code's initial search: 100 random directions (untargeted) or target examples (targeted).
+N_INITIAL_DIRECTIONS = 100
 
 
 @dataclass(frozen=True)
 class AttackConfig:
-    """The parameters of the attack's parts (see :func:`~applications.hardlabel.attack` for each one).
+    """One of each of the attack's pieces; a piece left out takes its own defaults.
 
-    Attributes
+    ``attack(model, x0, y0, **config.keywords())`` runs the attack with them.
+
+    Parameters
     ----------
-    preset
-        The solver's published constants (``"paper"`` or ``"reference"``), asked of the solver registry.
-    n_initial, initial_directions, initial_selection, target_examples, target_pool
-        The initial search: how many candidate directions, which zeroopt sampler draws the untargeted ones
-        (``"gaussian"`` is the reference code's), how the best is picked (``"record"``, ``"tournament"``,
-        ``"halving-tournament"`` or the reference code's ``"bisect-all"``), and where targeted starts come from.
-        :data:`REFERENCE_START` restores the reference code's start: ``attack(..., **REFERENCE_START)``.
-    n_uniform, race_iterations
-        Untargeted candidates toward uniform points of the input domain (a family of their own), and the
-        iterations of the race between the families' winners (:func:`zeroopt.race`; 0: no race).
-    race_starts, race_fraction
-        Independent initial searches (each of ``n_initial`` new candidates) whose winners race until the input
-        has spent ``race_fraction`` of its budget on the race (:func:`zeroopt.race` with ``queries=``); the
-        lowest point goes on. ``None``: as many as :func:`zeroopt.race_plan` gives the budget and the input's
-        dimension (on MNIST's 784 values 1, no race, below about 6.7k queries, 2 from there, 4 from 13.3k, 8 from
-        26.7k; on CIFAR-10's 3072 none below about 26k); ``"untargeted"``: the budget's starts for untargeted
-        attacks whatever the dimension and one search for targeted ones; ``"auto"`` (default): the budget's starts
-        for untargeted attacks whatever the dimension, the budget's and the dimension's for targeted ones; 1: one
-        search, no race.
-    race_halving
-        Whether the race between starts halves its field after each round (:func:`zeroopt.race` with
-        :func:`zeroopt.halving_rounds` rounds), with twice the starts a plain race sized by the budget gets
-        (:func:`zeroopt.race_plan` with ``halving=True``; :data:`RACE_HALVING`).
-    race_keeps_state
-        Whether the race's winner goes on with its run's state (:class:`zeroopt.RaceWinner`: its step size,
-        iteration count — so its probe count keeps growing — and memory) or, by default, starts afresh from its
-        point (:data:`RACE_KEEPS_STATE`).
-    n_classes, batch_size
-        The model adapter.
-    blas_threads
-        Threads numpy's and scipy's BLAS may use while the attack runs, restored afterwards (:data:`BLAS_THREADS`;
-        ``None``: left as they are).
-    local_ratio, local_growth
-        The boundary search: Algorithm 1's ratio α, and the factor it grows by after each step away from
-        the hint (default: galloping, ×2, which brackets a large change in a few queries; 1 is the paper's).
-    max_iter, restarts, fresh_restarts
-        The solver runs: a run that converged with budget left restarts (at most ``restarts`` times) from its
-        best point while that pays, and — with ``fresh_restarts`` — from a new initial search once it does
-        not (:func:`zeroopt.solve_many`): another basin of g, often another adversarial class.
-    prune, polish_reserve
-        Whether each input's best perturbation is pruned, and how many queries before its budget ends
-        (:func:`zeroopt.pruning`, the polish of :func:`zeroopt.solve_many`; default
-        :data:`zeroopt.POLISH_RESERVE`, 100).
-    verify
-        The final check.
+    start : Start
+        The initial search.
+    race : Race
+        The race between independent starts.
+    boundary_search : BoundarySearch
+        The search for g(θ) along a ray.
+    runs : Runs
+        The solver runs and their restarts.
+    polish : Polish
+        The pruning pass before each budget ends.
+    verify : Verify
+        The final verification.
+    model_options : ModelOptions
+        How the model is wrapped as a label oracle.
     """
 
-    preset: str = "paper"
-    n_initial: int = CHEAP_START["n_initial"]
-    initial_directions: str = CHEAP_START["initial_directions"]
-    initial_selection: str = CHEAP_START["initial_selection"]
-    n_uniform: int = CHEAP_START["n_uniform"]
-    race_iterations: int = CHEAP_START["race_iterations"]
-    race_starts: int | str | None = CHEAP_START["race_starts"]
-    race_fraction: float = zeroopt.RACE_FRACTION
-    race_keeps_state: bool = RACE_KEEPS_STATE
-    race_halving: bool = RACE_HALVING
-    target_examples: ArrayLike | None = None
-    target_pool: tuple[ArrayLike, ArrayLike] | None = None
-    n_classes: int | None = None
-    local_ratio: float = PAPER_LOCAL_RATIO
-    local_growth: float = GALLOPING_GROWTH
-    max_iter: int | None = None
-    verify: int = VERIFY_QUERIES
-    restarts: int = MAX_RESTARTS
-    fresh_restarts: bool = True
-    prune: bool = PRUNE
-    polish_reserve: int = zeroopt.POLISH_RESERVE
-    batch_size: int | str | None = "auto"
-    piecewise_constant: bool | None = None
-    blas_threads: int | None = BLAS_THREADS
+    start: Start = field(default_factory=Start)
+    race: Race = field(default_factory=Race)
+    boundary_search: BoundarySearch = field(default_factory=BoundarySearch)
+    runs: Runs = field(default_factory=Runs)
+    polish: Polish = field(default_factory=Polish)
+    verify: Verify = field(default_factory=Verify)
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+
+    def __post_init__(self) -> None:
+        for name, piece in PIECES.items():
+            value = getattr(self, name)
+            if not isinstance(value, piece):
+                flat = next((k for k, (kw, _) in SETTINGS.items() if kw == name and k == name), None)
+                example = (f"{name}={piece.__name__}({SETTINGS[flat][1]}={value!r})" if flat is not None
+                           else f"{name}={piece.__name__}(...)")
+                raise TypeError(f"{name} takes a {piece.__name__}: pass {example}, got {value!r}")
 
     @classmethod
-    def split(cls, config: AttackConfig | None, options: dict[str, Any]) -> tuple[AttackConfig, dict[str, Any]]:
-        """``(config with the keywords that name its fields applied, the rest: the solver's options)``."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        mine = {k: v for k, v in options.items() if k in names}
-        config = dataclasses.replace(config or cls(), **mine)
-        config.check()
-        return config, {k: v for k, v in options.items() if k not in names}
+    def of(cls, **pieces: Any) -> AttackConfig:
+        """The bundle of the pieces given (``None``: that piece's defaults)."""
+        return cls(**{name: value for name, value in pieces.items() if value is not None})
 
-    def check(self) -> None:
-        """Raise ``ValueError`` for a malformed value, before any query."""
-        for name in ("verify", "restarts", "n_uniform", "race_iterations", "polish_reserve"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-        k = self.race_starts
-        if k is not None and k not in (RACE_UNTARGETED, RACE_AUTO) and (
-                isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-            raise ValueError(f"race_starts must be a positive integer, None (sized by the budget and dimension) or "
-                             f"{RACE_UNTARGETED!r} (sized by the budget for untargeted attacks only) or {RACE_AUTO!r} "
-                             f"(that, and sized by budget and dimension for targeted ones), got {k!r}")
-        if not _is_real(self.race_fraction) or not 0 < self.race_fraction < 1:
-            raise ValueError(f"race_fraction must be a number in (0, 1), got {self.race_fraction!r}")
-        if self.piecewise_constant is not None and not isinstance(self.piecewise_constant, (bool, np.bool_)):
-            raise ValueError(f"piecewise_constant must be True, False or None (from the model), got "
-                             f"{self.piecewise_constant!r}")
-        for name in ("fresh_restarts", "prune", "race_keeps_state", "race_halving"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        t = self.blas_threads
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1):
-            raise ValueError(f"blas_threads must be a positive integer or None (leave the BLAS as it is), got {t!r}")
-        b = self.batch_size
-        if b != "auto" and b is not None and (isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b <= 0):
-            raise ValueError(f"batch_size must be a positive integer, 'auto' or None, got {b!r}")
-        self.check_search()
+    def keywords(self) -> dict[str, Any]:
+        """The pieces as :func:`~applications.hardlabel.attack`'s keywords."""
+        return {name: getattr(self, name) for name in PIECES}
 
-    def check_search(self) -> None:
-        """The initial search's, boundary search's and runs' parameters (before any query, like the rest)."""
-        n = self.n_initial
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
-            raise ValueError(f"n_initial must be a positive integer, got {n!r}")
-        r, g = self.local_ratio, self.local_growth
-        if not _is_real(r) or not 0 < r < 1:
-            raise ValueError(f"local_ratio must be a number in (0, 1), got {r!r}")
-        if not _is_real(g) or not 1 <= g < math.inf:
-            raise ValueError(f"local_growth must be a finite number >= 1 (1: the paper's fixed ratio), got {g!r}")
-        if self.initial_selection not in SELECTIONS:
-            raise ValueError(f"initial_selection must be one of {SELECTIONS}, got {self.initial_selection!r}")
-        if self.preset not in PRESETS:
-            raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {self.preset!r}")
-        check_max_iter(self.max_iter)
+    def settings(self, *names: str) -> dict[str, Any]:
+        """The named settings by their flat names (:data:`SETTINGS`), in the order given."""
+        return {name: getattr(getattr(self, SETTINGS[name][0]), SETTINGS[name][1]) for name in names}
 
-    def check_targets(self, tgt: NDArray[np.int64] | None, input_shape: tuple[int, ...]) -> None:
-        """The examples a targeted attack starts from (or an untargeted one falls back on): their shapes, and
-        for a targeted attack that every target class has some. Before any query."""
-        dim = int(np.prod(input_shape))
-        for name, arr in (("target_examples", self.target_examples),
-                          ("target_pool x", None if self.target_pool is None else self.target_pool[0])):
-            if arr is not None and (np.ndim(arr) < 1 or np.size(arr) % dim or np.size(arr) == 0):
-                raise ValueError(f"{name} must hold inputs of shape {tuple(input_shape)}, got shape {np.shape(arr)}")
-        if self.target_pool is not None:
-            n_pool, n_labels = np.size(self.target_pool[0]) // dim, np.size(self.target_pool[1])
-            if n_labels != n_pool:
-                raise ValueError(f"target_pool=(x, y) needs one label per input: x has {n_pool}, y {n_labels}")
-        if tgt is None:
-            return
-        if self.target_examples is None and self.target_pool is None:
-            raise ValueError(
-                "a targeted attack starts from examples of the target class: pass target_examples=(M, *input_shape) "
-                "inputs, or target_pool=(x, y) to draw them from a dataset"
-            )
-        if self.target_examples is None and self.target_pool is not None:
-            pool_y = np.asarray(self.target_pool[1])
-            missing = sorted({int(t) for t in tgt} - {int(v) for v in pool_y.ravel()})
-            if missing:
-                raise ValueError(f"target_pool holds no example of target class(es) {missing}")
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> tuple[AttackConfig, dict[str, Any]]:
+        """``(the pieces with the flat settings among settings, the rest)``: the rest is the solver's options."""
+        grouped: dict[str, dict[str, Any]] = {}
+        for name, value in settings.items():
+            if name in SETTINGS:
+                keyword, attr = SETTINGS[name]
+                grouped.setdefault(keyword, {})[attr] = value
+        config = cls(**{kw: PIECES[kw](**attrs) for kw, attrs in grouped.items()})
+        return config, {k: v for k, v in settings.items() if k not in SETTINGS}
 
-    def race_for(self, budget: int, *, targeted: bool = False, dim: int | None = None) -> tuple[int, int]:
-        """``(starts, queries)``: the initial searches per input and the queries their race may spend, for an
-        untargeted attack or (``targeted``) a targeted one on inputs of ``dim`` values (``race_starts=None``, and
-        ``"auto"`` for a targeted attack, give each start more queries in more dimensions: :func:`zeroopt.race_plan`'s
-        ``dim``)."""
-        plan = partial(zeroopt.race_plan, int(budget), fraction=float(self.race_fraction),
-                       halving=bool(self.race_halving))
-        if self.race_starts is None:
-            return plan(dim=dim)
-        if self.race_starts == RACE_UNTARGETED:  # the budget alone, untargeted only
-            return (1, 0) if targeted else plan()
-        if self.race_starts == RACE_AUTO:  # the default: see RACE_AUTO's comment
-            return plan(dim=dim) if targeted else plan()
-        k = int(self.race_starts)
-        return (k, int(self.race_fraction * budget)) if k > 1 else (1, 0)
 
-    def model_batch(self, model: Any) -> int | None:
-        """The batch size to wrap ``model`` with: ``"auto"`` is 4096 for a torch module on a GPU, else 256."""
-        if self.batch_size != "auto":
-            return self.batch_size  # type: ignore[return-value]
-        params = getattr(model, "parameters", None)
-        if callable(params):
-            try:
-                first = next(iter(params()))
-            except (StopIteration, TypeError):
-                return CPU_MODEL_BATCH
-            if getattr(first, "is_cuda", False):
-                return GPU_MODEL_BATCH
-        return CPU_MODEL_BATCH
+#: Each piece by its keyword of :func:`~applications.hardlabel.attack` (the class name in snake case).
+PIECES: dict[str, type] = {f.name: f.default_factory for f in fields(AttackConfig)}  # type: ignore[misc]
+#: What each piece is, in the messages that point a flat keyword to it.
+ROLES = {"start": "the start", "race": "the race between starts", "boundary_search": "the boundary search",
+         "runs": "the solver runs", "polish": "the polish", "verify": "the final verification",
+         "model_options": "the model adapter"}
+#: Each setting's flat name → ``(keyword of its piece, its field there)``: a field's own name, but the final
+#: verification's count, which keeps the name ``verify``.
+SETTINGS: dict[str, tuple[str, str]] = {
+    ("verify" if piece is Verify else name): (keyword, name)
+    for keyword, piece in PIECES.items() for name in field_names(piece)
+}
 
-    def reserve(self, budget: int) -> int:
-        """Queries per input kept for the final check (none when the budget is below 4 × verify)."""
-        return int(self.verify) if budget >= 4 * self.verify else 0
+# The reference code's start and search, for reproducing the paper: 100 Gaussian directions, every adversarial
+# one bisected, Algorithm 1's fixed widening ratio, one search and no pruning at the end.
+REFERENCE_START: Mapping[str, Any] = MappingProxyType({
+    "start": Start(n_initial=N_INITIAL_DIRECTIONS, initial_directions="gaussian", initial_selection="bisect-all"),
+    "boundary_search": BoundarySearch(local_growth=PAPER_LOCAL_GROWTH),
+    "race": Race(race_starts=1),
+    "polish": Polish(prune=False),
+})
+#: The cheap start, the default: the pieces of the start and the race as they are by default.
+CHEAP_START: Mapping[str, Any] = MappingProxyType({"start": Start(), "race": Race()})
+
+
+def attack_keywords(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords of :func:`~applications.hardlabel.attack` for a flat mapping of settings.
+
+    Parameters
+    ----------
+    settings
+        Setting names (:data:`SETTINGS`: ``n_initial``, ``race_starts``, ``prune``, ``verify``, ...) and the
+        solver's options (``q``, ``beta``, ...) in one mapping, as a campaign's ``[options]`` table holds them.
+
+    Returns
+    -------
+    dict
+        Every piece (the settings applied to their own) and ``solver_options``: ``attack(..., **keywords)``.
+    """
+    config, rest = AttackConfig.from_settings(settings)
+    return {**config.keywords(), "solver_options": rest}
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 and "\n" not in text else "..."
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def misplaced_keywords(stray: Mapping[str, Any], solver: Any, own: Iterable[str] = ()) -> str:
+    """The message for keywords :func:`~applications.hardlabel.attack` does not take.
+
+    Parameters
+    ----------
+    stray
+        The keywords, with their values.
+    solver
+        The attack's solver, whose options are named as such.
+    own
+        The attack's own keywords (for the near-miss hint).
+    """
+    try:
+        spec: Any = zeroopt.get_solver(solver)
+    except (ValueError, TypeError):
+        spec = None
+    by_piece: dict[str, dict[str, Any]] = {}
+    options: dict[str, Any] = {}
+    others: list[str] = []
+    for name, value in stray.items():
+        if name in SETTINGS and name not in own:
+            by_piece.setdefault(SETTINGS[name][0], {})[name] = value
+        elif name == "config":
+            others.append("config is no keyword of attack(): pass an AttackConfig's pieces, "
+                          "attack(..., **config.keywords())")
+        elif spec is not None and spec.accepts(name):
+            options[name] = value
+        else:
+            known = [*own, *SETTINGS, *(spec.option_names() if spec is not None else ())]
+            close = difflib.get_close_matches(name, known, n=1)
+            others.append(f"attack() has no keyword {name!r} and solver {solver!r} has no option {name!r}"
+                          + (f" (did you mean {close[0]!r}?)" if close else ""))
+    parts = []
+    for keyword, given in by_piece.items():
+        piece = PIECES[keyword].__name__
+        args = ", ".join(f"{SETTINGS[k][1]}={_show(v)}" for k, v in given.items())
+        verb = "belongs" if len(given) == 1 else "belong"
+        parts.append(f"{_names(list(given))} {verb} to {ROLES[keyword]}: pass {keyword}={piece}({args})")
+    if options:
+        what = f"is an option of solver {solver!r}" if len(options) == 1 else f"are options of solver {solver!r}"
+        shown = ", ".join(f"{k!r}: {_show(v)}" for k, v in options.items())
+        parts.append(f"{_names(list(options))} {what}: pass solver_options={{{shown}}}")
+    return "; ".join(parts + others)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def explains_misplaced_keywords(fn: F) -> F:
+    """``fn`` raising a ``TypeError`` that names the piece, or the solver option, of a keyword it does not take."""
+    own = tuple(inspect.signature(fn).parameters)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        stray = {k: v for k, v in kwargs.items() if k not in own}
+        if stray:
+            raise TypeError(misplaced_keywords(stray, kwargs.get("solver", DEFAULT_SOLVER), own))
+        return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def check_solver_options(solver_options: Mapping[str, Any] | None, solver: str) -> dict[str, Any]:
+    """The solver's options as a dict; a ``TypeError`` for one that is a piece's setting or not a mapping."""
+    if solver_options is None:
+        return {}
+    if not isinstance(solver_options, Mapping) or not all(isinstance(k, str) for k in solver_options):
+        raise TypeError(f"solver_options must be a mapping of option names to values, e.g. {{'q': 10}}, "
+                        f"got {solver_options!r}")
+    settings = {k: v for k, v in solver_options.items() if k in SETTINGS}
+    if settings:
+        raise TypeError(misplaced_keywords(settings, solver) + " (not in solver_options)")
+    return dict(solver_options)
 
 
 def check_inputs(x0: ArrayLike, budget: Any, solver: str, bounds: Any) -> tuple[NDArray, NDArray, NDArray]:
@@ -316,8 +261,8 @@ def boundary_context(shape: tuple[int, ...], preset: str, piecewise_constant: bo
 
     An input that is one flat vector is taken for tabular features, whose order carries no smoothness: it
     is described without an array shape, so shape-aware samplers ("low-frequency", "multi-scale") draw from
-    the whole sphere instead of smoothing across neighbouring features (on HIGGS the sphere start is the
-    better one: benchmarks/results/ablation/suite_tags.md). ``piecewise_constant``: g of a tree ensemble.
+    the whole sphere instead of smoothing across neighbouring features (what that measured: docs/attack.md).
+    ``piecewise_constant``: g of a tree ensemble.
     """
     dim = int(np.prod(shape))
     array_shape = tuple(shape) if len(shape) > 1 else None

@@ -81,8 +81,8 @@ def initial_candidates(
         return out
     if target_examples is None and target_pool is None:
         raise ValueError(
-            "a targeted attack starts from examples of the target class: pass target_examples=(M, *input_shape) "
-            "inputs, or target_pool=(x, y) to draw them from a dataset"
+            "a targeted attack starts from examples of the target class: pass start=Start(target_examples=...) "
+            "with (M, *input_shape) inputs, or start=Start(target_pool=(x, y)) to draw them from a dataset"
         )
     for i in todo:
         if target_examples is not None:
@@ -220,43 +220,44 @@ def initial_directions(
 ) -> tuple[list[int], list[NDArray[np.float64]], list[float], list[SolverState | None]]:
     """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
 
-    ``config`` supplies ``n_initial``, ``n_uniform``, ``race_iterations``, ``race_keeps_state``, ``target_examples``
-    and ``target_pool`` (an :class:`AttackConfig`). Each family of candidates (the sampler's, and for untargeted
+    ``config`` (an :class:`~.config.AttackConfig`) supplies its ``start`` (``n_initial``, ``n_uniform``, the
+    sampler, the selection, ``target_examples``, ``target_pool``) and its ``race`` (``race_iterations``,
+    ``race_keeps_state``, ``race_halving``). Each family of candidates (the sampler's, and for untargeted
     attacks ``n_uniform`` toward uniform points of the domain) joins one search, whose winner is θ0. With a
     ``solver``, the winners of separate searches race (:func:`zeroopt.race`) and the one that got lowest is θ0: each
     family's own search when ``race_iterations > 0`` (a race of that many iterations), and ``starts`` independent
     searches, each of new candidates, when ``starts > 1`` (a race of ``race_queries`` queries per input, or of
     ``race_iterations`` when that comes first). Returns ``(inputs, unit directions, values, states)``: per input,
-    the state of the race's winning run when ``config.race_keeps_state`` (the descent goes on from it,
+    the state of the race's winning run when ``config.race.race_keeps_state`` (the descent goes on from it,
     :class:`zeroopt.RaceWinner`), else ``None`` (it starts afresh from the direction).
     """
-    dim = int(np.prod(shape))
-    examples, pool = flat_pool(config.target_examples, config.target_pool, dim)
-    sampler = None if config.initial_directions == "gaussian" else make_sampler(config.initial_directions, context)
-    racing = solver is not None and (config.race_iterations > 0 or (starts > 1 and race_queries > 0))
-    families = [initial_candidates(group.images, todo, rngs, config.n_initial, shape, tgt, examples, pool, sampler)
+    dim, start, race_cfg = int(np.prod(shape)), config.start, config.race
+    examples, pool = flat_pool(start.target_examples, start.target_pool, dim)
+    sampler = None if start.initial_directions == "gaussian" else make_sampler(start.initial_directions, context)
+    racing = solver is not None and (race_cfg.race_iterations > 0 or (starts > 1 and race_queries > 0))
+    families = [initial_candidates(group.images, todo, rngs, start.n_initial, shape, tgt, examples, pool, sampler)
                 for _ in range(starts if racing else 1)]
-    if tgt is None and config.n_uniform > 0:
-        families.append(uniform_candidates(group, todo, rngs, config.n_uniform))
-    fallback = fallback_candidates(group.images, todo, rngs, config.n_initial, tgt, pool)
+    if tgt is None and start.n_uniform > 0:
+        families.append(uniform_candidates(group, todo, rngs, start.n_uniform))
+    fallback = fallback_candidates(group.images, todo, rngs, start.n_initial, tgt, pool)
     if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
     for candidates in families:
-        for i, (theta, value) in initial_search(group, candidates, eps, config.initial_selection).items():
+        for i, (theta, value) in initial_search(group, candidates, eps, start.initial_selection).items():
             winners[i].append((theta, value, eps))
     missing = {i: fallback[i] for i in todo if not winners[i] and len(fallback.get(i, ()))}
     if missing:
-        # Every family failed: directions toward inputs of other classes (the authors' MNIST network, for one,
-        # labels every random-noise direction from an "8" as "8").
-        for i, (theta, value) in initial_search(group, missing, eps, config.initial_selection).items():
+        # Every family failed: directions toward inputs of other classes (a network can label every random-noise
+        # direction from an input as the input's class: docs/attack.md).
+        for i, (theta, value) in initial_search(group, missing, eps, start.initial_selection).items():
             winners[i].append((theta, value, eps))
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
     if racing:
         assert solver is not None
-        rounds = halving_rounds(starts) if config.race_halving and starts > 1 else 1
+        rounds = halving_rounds(starts) if race_cfg.race_halving and starts > 1 else 1
         chosen = race(solver, [_distinct(winners[i]) for i in found], group, rngs=[rngs[i] for i in found],
-                      members=found, iterations=config.race_iterations or None, queries=race_queries or None,
+                      members=found, iterations=race_cfg.race_iterations or None, queries=race_queries or None,
                       rounds=rounds)
     else:
         chosen = [RaceWinner(*min(winners[i], key=lambda s: s[1])) for i in found]
@@ -265,7 +266,7 @@ def initial_directions(
     thetas = [best[i].x / np.linalg.norm(best[i].x) for i in members]
     # A winner's state has the winning point as its iterate: it goes on from the same unit direction as every
     # other start (g depends on θ/‖θ‖ only).
-    states = [replace(best[i].state, x=theta) if config.race_keeps_state and best[i].state is not None else None
+    states = [replace(best[i].state, x=theta) if race_cfg.race_keeps_state and best[i].state is not None else None
               for i, theta in zip(members, thetas, strict=True)]
     return members, thetas, [best[i].f for i in members], states
 

@@ -26,12 +26,12 @@ class AttackResult:
     queries
         ``(N,)`` model queries spent on each input (never above the budget).
     success
-        ``(N,)`` whether an adversarial example was found (and, unless ``verify=0``, labelled adversarial again
+        ``(N,)`` whether an adversarial example was found (and, unless ``Verify(queries=0)``, labelled adversarial again
         by the final re-check).
     trace
         Per input, a ``(k, 2)`` array of (queries, best distortion so far) at every improvement, among the
         points the model labelled adversarial during the search (the final re-check returns a point 0.1% to
-        0.3% farther, with the default ``verify=3``).
+        0.3% farther, with the default ``Verify(queries=3)``).
     model_calls
         Number of calls made to the model for the whole batch.
     wall_time, model_time

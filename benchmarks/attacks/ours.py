@@ -1,7 +1,7 @@
 """Our attack, plugged in through its public contract and nothing else.
 
-``applications.hardlabel.attack(model, x0, y0, *, target, budget, solver, seed, bounds, progress, **options)``
-is called with the monitor as the model (a callable returning labels), so it sees hard labels only and every
+``applications.hardlabel.attack(model, x0, y0, *, target, budget, solver, seed, bounds, progress, n_classes,
+**pieces)`` is called with the monitor as the model (a callable returning labels), so it sees hard labels only and every
 sample it asks for is counted by the harness. By default each call attacks one input (``group_size=1``), so
 the monitor attributes queries exactly (owner mode), as for the peers; with a larger group the inputs'
 probes share model calls and the monitor falls back to nearest-original attribution, which the suite uses
@@ -61,8 +61,9 @@ class Ours:
     impl : str or callable
         ``module:function`` of the attack, or the function itself.
     options : dict
-        Extra keyword options passed through to the attack. A solver's own defaults for the attack's objective
-        come from the zeroopt registry (e.g. rgf-fixed's L1 = 1 on the unit sphere; override it with
+        Flat settings of the attack's pieces and the solver's options (``{"n_initial": 50, "q": 10}``), mapped
+        onto the pieces by :func:`applications.hardlabel.attack_keywords`. A solver's own defaults for the
+        attack's objective come from the zeroopt registry (e.g. rgf-fixed's L1 = 1 on the unit sphere; override it with
         ``--ours-option rgf-fixed:lipschitz=VALUE``); the harness keeps no table of its own.
     """
 
@@ -92,6 +93,8 @@ class Ours:
         return None
 
     def run(self, monitor: QueryMonitor | None, batch: Batch, budget: int, seed: int) -> list[Reported]:
+        from applications.hardlabel import attack_keywords
+
         assert monitor is not None
         options = dict(self.options)
         # The monitor is a plain callable: say what the model is, as a user with a wrapped tree model would.
@@ -113,7 +116,7 @@ class Ours:
             bounds=batch.bounds,
             progress=False,
             n_classes=batch.n_classes,
-            **options,
+            **attack_keywords(options),
         )
         x_adv = np.asarray(result.x_adv)
         queries = np.asarray(result.queries)

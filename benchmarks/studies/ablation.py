@@ -41,7 +41,7 @@ def _variant_rank(variant: str) -> int:
 
 def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[str, Any]:
     """Attack the first ``n`` inputs of the built experiment ``exp`` with ``variant``; medians at each budget."""
-    from applications.hardlabel import attack
+    from applications.hardlabel import attack, attack_keywords
 
     solver, options = VARIANTS[variant]
     batch = exp.batch(list(range(n)))
@@ -55,7 +55,7 @@ def run_variant(exp: Any, variant: str, n: int, budget: int, seed: int) -> dict[
         opts["target_pool"] = (pool, np.repeat(pool_class, batch.starts.shape[1]))
     t0 = time.perf_counter()
     res = attack(exp.label_fn, batch.x0, batch.y0, target=batch.target, budget=budget, solver=solver, seed=seed,
-                 bounds=batch.bounds, n_classes=batch.n_classes, **opts)
+                 bounds=batch.bounds, n_classes=batch.n_classes, **attack_keywords(opts))
     cols = sorted({b for b in BUDGETS if b <= budget} | {budget})  # the run's own budget too
     at = {str(b): [float(v) for v in res.distortion_at(b)] for b in cols}
     return {

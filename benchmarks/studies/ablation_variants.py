@@ -9,16 +9,23 @@ from __future__ import annotations
 from typing import Any
 
 from applications.hardlabel.boundary import GALLOPING_GROWTH
-from applications.hardlabel.config import CHEAP_START, REFERENCE_START
+from applications.hardlabel.config import CHEAP_START, REFERENCE_START, AttackConfig
 from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
 from zeroopt.radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO
 from zeroopt.solvers import GROWING_BETA, GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP
 
+# The reference code's start and the cheap start (the pieces of applications.hardlabel's REFERENCE_START and
+# CHEAP_START) as the flat settings each row names.
+_REFERENCE = AttackConfig(**REFERENCE_START).settings(
+    "initial_directions", "initial_selection", "n_initial", "local_growth", "n_uniform", "race_iterations",
+    "race_starts", "prune")
+_CHEAP = AttackConfig(**CHEAP_START).settings(
+    "initial_directions", "initial_selection", "n_initial", "n_uniform", "race_iterations", "race_starts")
 # The rows without the wider probes keep Sign-OPT's β = 0.001.
 SIGN_OPT_BETA: dict[str, Any] = {"beta": REFERENCE_CODE_BETA}
-# The cheap start of the rows that name no start of their own: the knock-out tournament (whatever CHEAP_START's
-# selection is) and one initial search (whatever CHEAP_START's race is). The same start under both names.
-_TOURNAMENT_START = {**CHEAP_START, "initial_selection": "tournament", "race_starts": 1}
+# The cheap start of the rows that name no start of their own: the knock-out tournament (whatever the cheap
+# start's selection is) and one initial search (whatever its race is). The same start under both names.
+_TOURNAMENT_START = {**_CHEAP, "initial_selection": "tournament", "race_starts": 1}
 _ONE_START = _TOURNAMENT_START
 # The rows without the semicircular step keep the OPT line search.
 _LINE_SEARCH = {**_ONE_START, "line_search": "opt"}
@@ -34,9 +41,9 @@ _MOMENTUM_DEFAULT = {**_PRECISION_DEFAULT, "momentum": 1.0}  # the adaptive-mome
 
 # Each variant adds one part to the one before it, then the last rows remove one part at a time.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "sign (reference start)": ("sign", dict(REFERENCE_START)),
-    "+ low-frequency start": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency"}),
-    "+ tournament": ("sign", {**REFERENCE_START, "initial_directions": "low-frequency",
+    "sign (reference start)": ("sign", dict(_REFERENCE)),
+    "+ low-frequency start": ("sign", {**_REFERENCE, "initial_directions": "low-frequency"}),
+    "+ tournament": ("sign", {**_REFERENCE, "initial_directions": "low-frequency",
                               "initial_selection": "tournament"}),
     "+ 30 candidates": ("sign", dict(_TOURNAMENT_START)),
     "+ √t probes (sign-growing)": ("sign-growing", dict(_HISTORY)),
@@ -46,7 +53,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "sign-growing + fresh restarts": ("sign-growing", {**_HISTORY, "fresh_restarts": True}),
     "sign-growing + fresh restarts + min_progress 1%": ("sign-growing", {**_HISTORY, "fresh_restarts": True,
                                                                          "min_progress": 0.01}),
-    # The boundary search and the start (CHEAP_START includes the galloping search), with the absolute ε = β/500
+    # The boundary search and the start (the cheap start includes the galloping search), with the absolute ε = β/500
     # they were measured with; then the relative precision (sign-growing's default on the unit sphere).
     "sign-growing (fixed-ratio search; first step 0.2)": ("sign-growing", {**_HISTORY, "local_growth": 1.0,
                                                                              "step": 0.2, "eps_relative": False}),
@@ -86,7 +93,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + orthogonal probes": ("sign-growing", {**_ONE_START, "baseline": "shrunk", "directions": "orthogonal"}),
     # the record search start (applications/hardlabel/record.py)
     "default + record start": ("sign-growing", dict(_RECORD_DEFAULT)),
-    # the perturbation pruned before the budget ends (zeroopt.pruning; attack(prune=True))
+    # the perturbation pruned before the budget ends (zeroopt.pruning; attack(polish=Polish(prune=True)))
     "default + pruning": ("sign-growing", {**_RECORD_DEFAULT, "prune": True}),
     # the race between independent starts for untargeted attacks (race_starts="untargeted")
     "default + race for untargeted attacks": ("sign-growing", dict(_RACE_DEFAULT)),
@@ -120,7 +127,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + 5 uniform candidates": ("sign-growing", {**_ONE_START, "n_initial": 25, "n_uniform": 5}),
     "default + 5 uniform candidates; raced 2 iterations": ("sign-growing", {**_ONE_START, "n_initial": 25,
                                                                             "n_uniform": 5, "race_iterations": 2}),
-    "rgf (paper) with reference start": ("rgf", dict(REFERENCE_START)),
+    "rgf (paper) with reference start": ("rgf", dict(_REFERENCE)),
     "rgf with cheap start": ("rgf", dict(_ONE_START)),
 }
 

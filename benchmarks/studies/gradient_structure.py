@@ -141,7 +141,7 @@ def boundary_gradient(labels: Any, adversarial: Any, margin_gradient: Any, x0: N
 
 def gradient_structure(experiment: str, n: int, budget: int, seed: int) -> list[dict[str, Any]]:
     """Run the traced default on the first ``n`` inputs to ``budget``; the module docstring's figures per point."""
-    from applications.hardlabel import attack
+    from applications.hardlabel import Polish, attack, attack_keywords
     from zeroopt.shaping import shape_weights
     from zeroopt.solvers import GROWING_PROBE_SHAPE
 
@@ -149,7 +149,7 @@ def gradient_structure(experiment: str, n: int, budget: int, seed: int) -> list[
     exp, b, opts = white_box_experiment(experiment, n, budget)
     _SINK.clear()
     res = attack(exp.label_fn, b.x0, b.y0, target=b.target, budget=budget, seed=seed, bounds=b.bounds,
-                 n_classes=b.n_classes, prune=False, solver=TRACED, **opts)
+                 n_classes=b.n_classes, solver=TRACED, **{**attack_keywords(opts), "polish": Polish(prune=False)})
     runs: dict[int, list[tuple[Any, ...]]] = {}
     for run, *step in _SINK:
         runs.setdefault(run, []).append(tuple(step))

@@ -71,7 +71,8 @@ def run_cell(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, config
     """One attack call: the inputs ``index`` of ``x`` under ``config`` at ``budget``; one record per input."""
     from applications.hardlabel import attack
 
-    res = attack(model, x[index], y[index], budget=budget, seed=seed, n_classes=n_classes, **CONFIGS[config])
+    res = attack(model, x[index], y[index], budget=budget, seed=seed, n_classes=n_classes,
+                 solver_options=CONFIGS[config])
     own = float(res.wall_time - res.model_time)
     total = int(res.queries.sum())
     return [

@@ -168,12 +168,12 @@ def input_oracles(exp: Any, b: Any, i: int) -> tuple[Labels, Callable[[NDArray[n
 
 def late_probes(experiment: str, n: int, budget: int, q: int, seed: int) -> list[dict[str, Any]]:
     """Run the default attack on the first ``n`` inputs to ``budget`` and probe each input's last iterate."""
-    from applications.hardlabel import attack
+    from applications.hardlabel import attack, attack_keywords
 
     exp, b, opts = white_box_experiment(experiment, n, budget)
     # Without the pruning polish, so that the last iterate is the descent's own.
     res = attack(exp.label_fn, b.x0, b.y0, target=b.target, budget=budget, seed=seed, bounds=b.bounds,
-                 n_classes=b.n_classes, prune=False, **opts)
+                 n_classes=b.n_classes, **attack_keywords({**opts, "prune": False}))
     lo, hi = b.bounds
     out = []
     for i in range(len(b.x0)):

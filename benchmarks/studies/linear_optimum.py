@@ -84,7 +84,8 @@ def found_over_optimal(
 ) -> tuple[np.ndarray, AttackResult, np.ndarray]:
     """Per input: distortion found / optimal; the attack's result; the labels the model gives its points."""
     model, x, y, optimum = linear_problem(n_classes, dim, n, seed)
-    res = attack(model, x, y, budget=budget, solver=solver, seed=seed, n_classes=n_classes, **REQUIRED.get(solver, {}))
+    res = attack(model, x, y, budget=budget, solver=solver, seed=seed, n_classes=n_classes,
+                 solver_options=REQUIRED.get(solver))
     labels = model(res.x_adv.astype(np.float64)).argmax(1)
     ratio = np.where(res.success & (labels != y), res.distortion / optimum, np.inf)
     return ratio, res, labels

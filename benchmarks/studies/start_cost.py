@@ -28,7 +28,7 @@ def start_cost(experiment: str, selection: str, n: int, seed: int) -> dict[str, 
     """Queries per input of the initial search alone, and the distance it starts from."""
     import torch
 
-    from applications.hardlabel import attack
+    from applications.hardlabel import Polish, Runs, Start, Verify, attack
     from benchmarks.experiments import Plan, build
 
     torch.set_num_threads(1)
@@ -39,8 +39,9 @@ def start_cost(experiment: str, selection: str, n: int, seed: int) -> dict[str, 
         target = b.target if b.target is not None else (b.y0 + 1) % b.n_classes
         opts["target_pool"] = (b.starts.reshape(-1, *b.x0.shape[1:]), np.repeat(target, b.starts.shape[1]))
     res = attack(exp.label_fn, b.x0, b.y0, target=b.target, budget=2000, seed=seed, bounds=b.bounds,
-                 n_classes=b.n_classes, initial_selection=selection, max_iter=0, restarts=0, fresh_restarts=False,
-                 prune=False, verify=0, **opts)
+                 n_classes=b.n_classes, start=Start(initial_selection=selection, **opts),
+                 runs=Runs(max_iter=0, restarts=0, fresh_restarts=False), polish=Polish(prune=False),
+                 verify=Verify(queries=0))
     q = np.asarray(res.queries, dtype=float)
     return {"experiment": experiment, "selection": selection, "inputs": len(q),
             "queries": [float(np.percentile(q, p)) for p in (10, 50, 90)],

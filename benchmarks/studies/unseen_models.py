@@ -61,7 +61,7 @@ def compare(options: list[dict[str, Any]], n: int, budget: int, seed: int,
     from ``seed``, and the attack starts from the training digits the model labels as that class."""
     import torch
 
-    from applications.hardlabel import as_label_model, attack
+    from applications.hardlabel import as_label_model, attack, attack_keywords
 
     torch.set_num_threads(1)
     models_by_name, x, y, pool = _models(seed, models)
@@ -69,15 +69,16 @@ def compare(options: list[dict[str, Any]], n: int, budget: int, seed: int,
     for name, model in models_by_name.items():
         labels = as_label_model(model, n_classes=10)
         idx = np.flatnonzero(np.asarray(labels(x)) == y)[:n]
-        extra: dict[str, Any] = {}
+        target: np.ndarray | None = None
+        start: dict[str, Any] = {}
         if targeted:  # the same targets for every configuration: drawn from the seed, not the run
             shift = np.random.default_rng(seed).integers(1, 10, size=len(idx))
-            extra = {"target": (y[idx] + shift) % 10, "target_pool": (pool, np.asarray(labels(pool)))}
+            target, start = (y[idx] + shift) % 10, {"target_pool": (pool, np.asarray(labels(pool)))}
         cols = sorted({b for b in BUDGETS if b <= budget} | {budget})  # the run's own budget too (a race plans from it)
         runs = []
         for opts in options:
-            res = attack(labels, x[idx], y[idx], budget=budget, seed=seed, n_classes=10, progress=False,
-                         **extra, **opts)
+            res = attack(labels, x[idx], y[idx], target=target, budget=budget, seed=seed, n_classes=10,
+                         progress=False, **attack_keywords({**start, **opts}))
             runs.append({str(b): [float(v) for v in res.distortion_at(b)] for b in cols})
         out.append({"model": name, "inputs": len(idx), "budgets": cols, "l2": runs})
     return out
@@ -122,8 +123,9 @@ def markdown(summary: list[dict[str, Any]], labels: list[str], command: str, tar
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--a", default="{}", help="the first configuration: attack options as JSON")
-    p.add_argument("--b", required=True, help="the second configuration: attack options as JSON")
+    p.add_argument("--a", default="{}", help="the first configuration: the attack's settings and solver options "
+                   "as flat JSON (e.g. '{\"n_initial\": 50, \"q\": 10}')")
+    p.add_argument("--b", required=True, help="the second configuration, as --a")
     p.add_argument("--labels", default="a,b", help="two names for the configurations")
     p.add_argument("--n", type=int, default=80, help="inputs per model")
     p.add_argument("--budget", type=int, default=2000)

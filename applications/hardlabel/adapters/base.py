@@ -204,10 +204,12 @@ class LabelModel:
             hint = ""
             torch = _torch()
             if isinstance(err, MemoryError) or (torch is not None and isinstance(err, torch.cuda.OutOfMemoryError)):
-                hint = "; pass a smaller batch_size to attack or as_label_model"
+                hint = ("; pass a smaller batch size: attack(..., model_options=ModelOptions(batch_size=...)) or "
+                        "as_label_model(..., batch_size=...)")
             elif n > 1:
-                hint = (f"; if the model cannot take {n} inputs in one call, pass batch_size= (the most it takes) "
-                        "to attack or as_label_model")
+                hint = (f"; if the model cannot take {n} inputs in one call, pass the most it takes as batch_size: "
+                        "attack(..., model_options=ModelOptions(batch_size=...)) or "
+                        "as_label_model(..., batch_size=...)")
             raise ModelOutputError(
                 f"the {self.kind} model raised {type(err).__name__}: {err} "
                 f"(input: shape {tuple(chunk.shape)}, dtype {chunk.dtype}){hint}"
