@@ -126,3 +126,9 @@ def test_a_campaign_maps_its_options_onto_the_pieces_and_refuses_bad_ones_at_onc
     with pytest.raises(ValueError, match="options: batch_size is not an .options. entry"):
         Campaign(models=["digits-lgbm"], options={"batch_size": 4})
 
+
+def test_the_attack_code_reports_no_measurement() -> None:
+    """Docstrings and comments of the attack say what a piece does; what it measured is on docs/attack.md."""
+    package = Path(__file__).resolve().parents[1] / "applications" / "hardlabel"
+    citing = [str(p.relative_to(package)) for p in package.rglob("*.py") if "benchmarks/results" in p.read_text()]
+    assert not citing, f"move the measurements these cite to docs/attack.md: {citing}"

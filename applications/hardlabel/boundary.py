@@ -28,9 +28,9 @@ from .ray import Bound, Ray
 __all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
 
 PAPER_LOCAL_RATIO = 0.01  # Algorithm 1's increase/decrease ratio α
-#: Algorithm 1 widens its bracket by the same ratio α at every step (growth 1): a value 30% below the hint
-#: costs 36 queries before the binary search starts (50 in all, to ε = 1e-6). Galloping (the ratio doubles
-#: after each step, from the third on) brackets it in 7 (26 in all).
+#: Algorithm 1 widens its bracket by the same ratio α at every step (growth 1); galloping doubles the ratio after
+#: each step, from the third on, so a value far from the hint is bracketed in a few queries (the counts:
+#: docs/attack.md).
 PAPER_LOCAL_GROWTH = 1.0
 GALLOPING_GROWTH = 2.0
 #: Steps taken at α itself before the ratio grows: a value within ~2α of its hint (most of them late in a run)

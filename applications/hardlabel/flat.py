@@ -21,9 +21,8 @@ __all__ = ["FLAT_MARGIN", "FLAT_PULL", "flat_pixels"]
 #: A probe of angle β moves the boundary point by g·β in all, about g·β/√d per pixel: a pixel is flat when its
 #: point lies past its bound by more than this many times that.
 FLAT_MARGIN = 3.0
-#: The share of the way back to its bound a flat pixel's component of θ moves at each request (no query). Measured
-#: only on the MNIST models in scratch, where the pull is what keeps such pixels from staying out of reach
-#: (benchmarks/results/ablation/skip-flat/).
+#: The share of the way back to its bound a flat pixel's component of θ moves at each request (no query): the pull
+#: keeps such pixels from staying out of reach (what it measured: docs/attack.md).
 FLAT_PULL = 0.1
 
 

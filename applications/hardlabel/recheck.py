@@ -1,20 +1,19 @@
 """The final re-check's two rules: which points it labels, and how it asks the model about them.
 
 The best point a boundary search finds lies within ε of the decision boundary, so the model's margin there
-is of the order of the arithmetic's own rounding. On a CPU the MNIST CNN's logits for the same input differ
-by ~1e-6 between a call with one input and a call with several (the kernels sum in another order), and 11 of
-800 returned points in ``benchmarks/results/suite/full`` were adversarial in the attack's batched re-check
-but not when the harness labelled them alone. Hence:
+is of the order of the arithmetic's own rounding, and a network's logits for the same input can differ in the
+last bits between a call with one input and a call with several (the kernels sum in another order): a point the
+batched search called adversarial may not be when labelled alone (what that measured: docs/attack.md,
+*What the defaults measured*). Hence:
 
 * candidates start a little *beyond* the best point along its ray (perturbation × 1.001, 1.002, ...), where
-  the margin is ~1e-3 of the logit gap — orders of magnitude above rounding — for at most 0.1% × ``verify``
+  the margin is ~1e-3 of the logit gap — orders of magnitude above rounding — for at most 0.1% × ``Verify.queries``
   more distortion;
 * each candidate is labelled alone, in its own model call, as anyone checking one adversarial example does;
 * the best point itself is the last candidate (with a reserve of two queries or more): where the region a
   targeted attack aims at is a thin sliver along the ray, every point 0.1% further out already belongs to
   another class, yet the point itself, labelled alone, is adversarial — and a re-check of safer versions only
-  would report a failure for it (batched MNIST targeted at 20k: one input in twenty,
-  ``benchmarks/results/ablation/race-starts/`` §3).
+  would report a failure for it.
 """
 
 from __future__ import annotations

@@ -44,9 +44,8 @@ def exact_float32() -> AbstractContextManager[None]:
 
     cuDNN runs float32 convolutions in TF32 (a 10-bit mantissa) by default on Ampere and later GPUs, which
     moves logits by ~1e-3. A boundary search works ~1e-6 from the decision boundary, so with TF32 its labels
-    depend on the batch a point was sent in: on a lent H200 the default attack's CIFAR-10 median at 1k queries
-    was 0.630 with TF32 and 0.274 without, and 3.3% of best points failed the final re-check
-    (``benchmarks/results/hardlabel/h200/tf32.md``). CPUs never use TF32; there the flags change nothing.
+    depend on the batch a point was sent in (what that costs the attack on a GPU: docs/attack.md). CPUs never use
+    TF32; there the flags change nothing.
     """
     return tf32(False)
 
