@@ -46,7 +46,8 @@ def _campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--seed", "seeds", multiple=True, type=int, help="seed(s) [0]"),
         click.option("--targeted/--untargeted", default=None, help="target (label + 1) mod K [untargeted]"),
         click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
-                     help="solver option (value as JSON), e.g. -o q=10"),
+                     help="solver option or setting of an attack piece (value as JSON), e.g. -o q=10 "
+                          "-o n_initial=50"),
         click.option("--batch-size", default=None, help="samples per model call: auto, N or none (1: bit-identical "
                                                        "on every executor) [auto]"),
         click.option("--chunk", type=click.IntRange(min=1), default=None, help="inputs per attack call [32]"),
