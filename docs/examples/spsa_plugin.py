@@ -53,5 +53,5 @@ def make_spsa(o, ctx):
     def spall_gains(solver, before, estimate, move):  # the behaviour: iteration k = before's + 1 takes a_k and c_k
         k = before.iteration + 1
         return replace(move, next_step=o.a / (k + 1 + o.A) ** o.alpha, beta=o.beta / (k + 1) ** o.gamma)
-    s = zeroopt.descent_solver("spsa", replace(o, step=o.a / (1 + o.A) ** o.alpha), two_sided, context=ctx)
-    return replace(s, behaviours=(spall_gains, *s.behaviours))
+    return zeroopt.descent_solver("spsa", replace(o, step=o.a / (1 + o.A) ** o.alpha), two_sided, context=ctx,
+                                  behaviours=(spall_gains,))  # yours come right after the step rule
