@@ -40,6 +40,7 @@ from .history_subspace import HistorySubspaceProbes
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .mixture import MixtureDirections, multi_scale_directions
 from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
+from .noise import RadiusAboveNoise
 from .oracle import (
     BudgetExhaustedError,
     CallableOracle,
@@ -111,7 +112,7 @@ __all__ = [
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
     "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "HistorySubspaceProbes", "RadiusFollowsBalance",
-    "RadiusFollowsStep",
+    "RadiusFollowsStep", "RadiusAboveNoise",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",

@@ -152,6 +152,10 @@ class GradientEstimate:
         The estimate's terms, when the estimator states them: ``g = weights @ probes`` (one row of ``probes``
         per probe that contributed). A direction rule that weighs the estimate's own noise
         (:class:`~zeroopt.prior.HistoryPrior`) reads them; ``None`` otherwise.
+    differences
+        The value differences ``f(x + βu_i) − f(x)`` of the probes that contributed, when values were observed
+        (forward differences): a part that weighs them against the precision ``eps``
+        (:class:`~zeroopt.noise.RadiusAboveNoise`) reads them; ``None`` otherwise.
     """
 
     g: NDArray[np.float64]
@@ -163,6 +167,7 @@ class GradientEstimate:
     below_fraction: float | None = None
     probes: NDArray[np.float64] | None = None
     weights: NDArray[np.float64] | None = None
+    differences: NDArray[np.float64] | None = None
 
 
 @dataclass(frozen=True)

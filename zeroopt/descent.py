@@ -40,6 +40,7 @@ from .estimators import GradientEstimator
 from .history_subspace import HistorySubspaceProbes
 from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
 from .momentum import AdaptiveMomentum, ChainedDirections
+from .noise import RadiusAboveNoise
 from .orthogonal import OrthogonalDirections
 from .parts import (
     BestProbe,
@@ -145,6 +146,10 @@ class DescentOptions:
         geometric mean, from ``beta`` (the widest, used until the first step) down to ``beta_step_floor`` ×
         ``beta`` (:class:`~zeroopt.radius_step.RadiusFollowsStep`): probes wide while the steps are long, narrow
         once they are short. ``None``: β stays (up to the stall rule).
+    beta_above_noise
+        Keep β where the probes' differences stand above the noise the oracle states with its answers, widening
+        it while they do not and returning toward ``beta`` once they do (:class:`~zeroopt.noise.RadiusAboveNoise`,
+        after the stall rule). Forward-difference estimators only; an exact oracle (ε = 0) makes it a no-op.
     history_span
         When set, up to a quarter of each iteration's probes span the last ``history_span`` estimates and the
         rest are orthonormal to them (:class:`~zeroopt.history_subspace.HistorySubspaceProbes`): where q ≪ d
@@ -179,6 +184,7 @@ class DescentOptions:
     beta_per_step: float | None = None
     beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO
     history_span: int | None = None
+    beta_above_noise: bool = False
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -217,7 +223,7 @@ class DescentOptions:
             raise ValueError(f"unknown direction distribution {self.directions!r}; choose one of {sampler_names()}")
         if not isinstance(self.eps_relative, bool):
             raise TypeError(f"eps_relative must be True or False, got {self.eps_relative!r}")
-        for name in ("history_prior", "skip_flat", "beta_balance"):
+        for name in ("history_prior", "skip_flat", "beta_balance", "beta_above_noise"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.history_prior and self.line_search == "fixed":
@@ -310,8 +316,9 @@ def descent_solver(
     -------
     ComposedSolver
         sampler → [probe shape] → [probe history] → estimator → [history prior] → [momentum] → step rule →
-        [best probe] → [your behaviours] → [radius follows balance] → [radius follows step] → stall rule; a fixed
-        step, which never shrinks, gets the no-progress rule instead (unless ``opts.patience`` is ``None``).
+        [best probe] → [your behaviours] → [radius follows balance] → [radius follows step] → stall rule →
+        [radius above noise]; a fixed step, which never shrinks, gets the no-progress rule instead (unless
+        ``opts.patience`` is ``None``).
     """
     # The radius rule reads β as the probes used it, before the stall rule may shrink it for a stalled step.
     behaviours = [BestProbe(), *behaviours] if best_probe else list(behaviours)
@@ -323,6 +330,8 @@ def descent_solver(
         behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
     elif opts.patience is not None:
         behaviours.append(NoProgressRule(int(opts.patience)))
+    if opts.beta_above_noise:  # after the stall rule: it may undo a shrink of β the noise would drown
+        behaviours.append(RadiusAboveNoise())
     if opts.min_progress is not None:
         behaviours.append(DiminishingReturnsRule(float(opts.min_progress)))
     drawn = sampler or make_sampler(opts.directions, context)

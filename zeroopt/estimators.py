@@ -58,13 +58,15 @@ def forward_difference(
         return GradientEstimate(
             g=zeros_like(x), eps=0.0, used=0, best_x=points[i], best_f=float(values[i]), best_eps=float(resp.eps[i])
         )
-    diffs = (values[finite] - fx) / beta
+    differences = values[finite] - fx
+    diffs = differences / beta
     probes = rows(directions, finite)
     g = scale * (like(diffs, x) @ probes) / used
     return GradientEstimate(
         g=g,
         probes=probes,
         weights=scale * diffs / used,
+        differences=differences,
         eps=float(resp.eps[finite].max()),
         used=used,
         best_x=points[i],

@@ -1,0 +1,133 @@
+"""The noise-aware radius (zeroopt.noise.RadiusAboveNoise, option beta_above_noise): a no-op on exact oracles, a
+wider β where the probes' differences drown in the stated noise, and lower true values under noise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zeroopt
+from zeroopt.base import GradientEstimate, Move, SolverState
+from zeroopt.noise import NOISE_CEILING_RATIO, RadiusAboveNoise
+from zeroopt.problems import rotated_quadratic
+
+QUAD = rotated_quadratic(20, mu=0.01, L=1.0, seed=0)
+GAP = QUAD(QUAD.x0) - QUAD.f_star
+
+
+class _Solver:
+    beta = 0.01
+
+
+def _state(fx_eps: float, beta: float = 0.01) -> SolverState:
+    return SolverState(x=np.zeros(3), fx=1.0, fx_eps=fx_eps, beta=beta, step=0.1, iteration=1,
+                       rng=np.random.default_rng(0))
+
+
+def _move(beta: float = 0.01, converged: bool = False) -> Move:
+    return Move(x=np.zeros(3), fx=1.0, fx_eps=0.0, step_taken=0.0, next_step=0.1, beta=beta, converged=converged)
+
+
+def _estimate(differences: list[float], eps: float) -> GradientEstimate:
+    return GradientEstimate(g=np.zeros(3), eps=eps, used=len(differences), differences=np.array(differences))
+
+
+def _trace(res: zeroopt.OptimizeResult) -> list[tuple[float, float, float, int]]:
+    return [(r.f, r.beta, r.step_size, r.queries) for r in res.history]
+
+
+@pytest.mark.parametrize("solver", ["rgf", "coordinate", "rgf-fixed", "sign"])
+@pytest.mark.parametrize("exact", ["callable", "oracle"])
+def test_an_exact_oracle_makes_the_option_a_no_op(solver: str, exact: str) -> None:
+    runs = []
+    for on in (False, True):
+        fun = (lambda x: float(QUAD.values(x[None])[0])) if exact == "callable" else QUAD.make_oracle()
+        options = {"lipschitz": 1.0} if solver == "rgf-fixed" else {}
+        runs.append(zeroopt.minimize(fun, QUAD.x0, solver=solver, budget=1500, seed=3, beta_above_noise=on,
+                                     **options))
+    off, on = runs
+    assert np.array_equal(off.x, on.x) and off.fun == on.fun and off.queries == on.queries
+    assert _trace(off) == _trace(on)
+
+
+def test_comparisons_observe_no_differences_so_the_option_leaves_them_alone() -> None:
+    runs = [zeroopt.minimize(QUAD.with_noise("uniform", 1e-2 * GAP, seed=1).make_oracle(), QUAD.x0, solver="sign",
+                             budget=800, seed=0, beta_above_noise=on) for on in (False, True)]
+    assert np.array_equal(runs[0].x, runs[1].x) and _trace(runs[0]) == _trace(runs[1])
+
+
+def test_the_rule_widens_beta_where_the_differences_drown_and_returns_where_they_stand_out() -> None:
+    rule = RadiusAboveNoise()
+    drowned = _estimate([1e-4, -1e-4, 2e-4], eps=1e-4)
+    wide = rule(_Solver(), _state(1e-4), drowned, _move())
+    assert wide.beta > 0.01  # r = 1.4e-4 against σ = 1.4e-4: three noise levels need a radius 3x wider
+    assert wide.beta == pytest.approx(0.01 * 3 * np.hypot(1e-4, 1e-4) / np.sqrt(np.mean(np.square([1, 1, 2])) * 1e-8))
+    # Differences far above the noise: β, widened earlier, returns toward the solver's own by halving ...
+    clear = _estimate([1.0, -2.0, 1.5], eps=1e-4)
+    back = rule(_Solver(), _state(1e-4, beta=0.08), clear, _move(beta=0.08))
+    assert back.beta == pytest.approx(0.04)
+    # ... and not below it.
+    assert rule(_Solver(), _state(1e-4), clear, _move()).beta == 0.01
+    # Pure noise at every scale (a plateau): never beyond the ceiling.
+    flat = _estimate([0.0, 0.0, 0.0], eps=1e-4)
+    assert rule(_Solver(), _state(1e-4), flat, _move()).beta == pytest.approx(0.01 * NOISE_CEILING_RATIO)
+
+
+def test_the_rule_undoes_a_stall_shrink_the_noise_would_drown_and_withdraws_its_convergence() -> None:
+    rule = RadiusAboveNoise()
+    stalled = _move(beta=1e-9, converged=True)  # the stall rule divided β and converged below its floor
+    out = rule(_Solver(), _state(1e-4), _estimate([3e-4, -3e-4], eps=1e-4), stalled)
+    assert out.beta > 1e-9 and not out.converged
+    # A shrink the differences can take (they stand far above the noise) stands, and so does its convergence.
+    shrunk = _move(beta=1e-3, converged=True)
+    assert rule(_Solver(), _state(1e-4), _estimate([5.0, -5.0], eps=1e-4), shrunk) is shrunk
+
+
+@pytest.mark.parametrize("estimate", [_estimate([1e-4], eps=0.0), GradientEstimate(g=np.zeros(3), eps=1e-4, used=3),
+                                      _estimate([], eps=1e-4)])
+def test_nothing_to_weigh_passes_the_move_unchanged(estimate: GradientEstimate) -> None:
+    move = _move()
+    assert RadiusAboveNoise()(_Solver(), _state(0.0), estimate, move) is move
+
+
+def test_beta_widens_on_a_noisy_quadratic() -> None:
+    runs = [zeroopt.minimize(QUAD.with_noise("uniform", 1e-2 * GAP, seed=0).make_oracle(), QUAD.x0, solver="rgf",
+                             budget=2000, seed=0, beta_above_noise=on) for on in (False, True)]
+    own = zeroopt.get_solver("rgf").defaults()["beta"]
+    assert max(r.beta for r in runs[0].history) <= own  # without the rule, β only shrinks
+    widest = max(r.beta for r in runs[1].history)
+    assert own < widest <= own * NOISE_CEILING_RATIO
+    # Without the rule the stall rule shrinks β into the noise and the run ends early; with it, it spends its budget.
+    assert runs[0].queries < 2000 == runs[1].queries
+
+
+@pytest.mark.parametrize(("solver", "share", "gain"), [("rgf", 1e-2, 2.0), ("coordinate", 1e-3, 10.0)])
+def test_a_lower_true_value_under_noise_on_every_seed(solver: str, share: float, gain: float) -> None:
+    for seed in range(6):
+        true_gap = []
+        for on in (False, True):
+            oracle = QUAD.with_noise("uniform", share * GAP, seed=seed).make_oracle()
+            res = zeroopt.minimize(oracle, QUAD.x0, solver=solver, budget=2000, seed=seed, beta_above_noise=on)
+            true_gap.append(QUAD(res.x) - QUAD.f_star)
+        assert true_gap[1] * gain < true_gap[0], (seed, true_gap)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [({"snr": 0.0}, "snr"), ({"snr": float("inf")}, "snr"),
+                                               ({"back": 1.0}, "back"), ({"back": 0.0}, "back"),
+                                               ({"ceiling_ratio": 0.5}, "ceiling_ratio")])
+def test_invalid_settings_are_refused(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        RadiusAboveNoise(**kwargs)
+
+
+def test_the_option_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="beta_above_noise"):
+        zeroopt.minimize(lambda x: float(x @ x), np.ones(3), solver="rgf", budget=50, beta_above_noise="yes")
+
+
+def test_the_option_puts_the_rule_after_the_stall_rule() -> None:
+    solver = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=3), beta_above_noise=True)
+    names = [type(b).__name__ for b in solver.behaviours]
+    assert names.index("RadiusAboveNoise") == names.index("StallRule") + 1
+    assert "RadiusAboveNoise" not in [type(b).__name__ for b in zeroopt.make_solver(
+        "rgf", zeroopt.SolverContext(dim=3)).behaviours]
