@@ -59,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         "that take a first step size get 0.1·max(‖x0‖∞, 1) (Py-BOBYQA's default).",
         "Convergence test (Moré & Wild 2009): f(x0) − f ≥ (1 − τ)(f(x0) − f_L), f the best value a solver saw, "
         "f_L the best any solver saw on the problem; κ counts simplex gradients, evaluations / (n + 1).",
+        "zeroopt's entries named +noise are the solver with beta_above_noise=True (zeroopt.noise.RadiusAboveNoise) "
+        "on an oracle that states each answer's error bound — the noisy high-dimensional variant's ε, Moré–Wild's "
+        "|v| ε_f b / (1 − ε_f b) for an answer v, b = √3 stochastic, 1 deterministic — drawing as the plain solver "
+        "does; the plain entries see an exact oracle. Where the problem has no noise the two make the same run.",
     ]
     sets = ["more-wild", "highdim"] if args.set == "both" else [args.set]
     for set_name in sets:

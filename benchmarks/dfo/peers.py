@@ -19,8 +19,14 @@ from numpy.typing import NDArray
 
 import zeroopt
 
+#: zeroopt's solvers with an option set, by entry name: (solver, options). They are told the precision the problem
+#: states with each answer (:class:`StatedPrecision`), which the option reads; plain entries are not.
+ZEROOPT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "rgf+noise": ("rgf", {"beta_above_noise": True}),
+    "coordinate+noise": ("coordinate", {"beta_above_noise": True}),
+}
 #: zeroopt's solvers in the comparison (rgf-fixed needs the gradient's Lipschitz constant, unknown here).
-ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate")
+ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate", *ZEROOPT_VARIANTS)
 #: Peers: solver name -> the module it needs.
 PEERS = {
     "ng-NGOpt": "nevergrad", "ng-TBPSA": "nevergrad", "ng-CMA": "nevergrad", "pycma": "cma",
@@ -114,17 +120,37 @@ def _pybobyqa(f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> No
     pybobyqa.solve(f, x0, maxfun=f.budget, objfun_has_noise=noisy, rhobeg=start_radius(x0))
 
 
-def _zeroopt(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> None:
-    zeroopt.minimize(f, x0, solver=solver, budget=f.budget, seed=seed)
+class StatedPrecision(zeroopt.Oracle):
+    """``f`` (one :class:`Counted` wrapper) as a zeroopt oracle that states each answer's precision,
+    ``precision(value)``: the bound on its error the problem declares (zeroopt's plain entries get an exact oracle)."""
+
+    def __init__(self, f: Counted, precision: Callable[[float], float]) -> None:
+        super().__init__()
+        self.f, self.precision = f, precision
+
+    def _values(
+        self, points: NDArray[np.float64], eps: float | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        values = np.array([self.f(p) for p in points], dtype=float)
+        return values, np.array([self.precision(v) for v in values], dtype=float)
 
 
-def run(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool) -> str:
-    """Run ``solver`` on ``f`` from ``x0`` until it stops or ``f`` refuses; return how it ended."""
+def _zeroopt(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool,
+             precision: Callable[[float], float] | None = None) -> None:
+    name, options = ZEROOPT_VARIANTS.get(solver, (solver, {}))
+    told = f if precision is None or solver not in ZEROOPT_VARIANTS else StatedPrecision(f, precision)
+    zeroopt.minimize(told, x0, solver=name, budget=f.budget, seed=seed, **options)
+
+
+def run(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool,
+        precision: Callable[[float], float] | None = None) -> str:
+    """Run ``solver`` on ``f`` from ``x0`` until it stops or ``f`` refuses; return how it ended. ``precision``:
+    the bound on each answer's error, as a function of the answer, that the problem states (``None``: exact)."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
             if solver in ZEROOPT_SOLVERS:
-                _zeroopt(solver, f, x0, seed, noisy)
+                _zeroopt(solver, f, x0, seed, noisy, precision)
             elif solver.startswith("ng-"):
                 _nevergrad(solver[3:], f, x0, seed, noisy)
             elif solver == "pycma":

@@ -12,6 +12,7 @@ import math
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 
 from .highdim import HighDimProblem, high_dim_problems
 from .more_wild import DFOProblem, problems, wild_phi
-from .peers import Counted, available, run
+from .peers import ZEROOPT_VARIANTS, Counted, available, run
 
 Problem = DFOProblem | HighDimProblem
 
@@ -65,11 +66,28 @@ def start_value(p: Problem) -> float:
     return value * (1.0 + p.noise_level * wild_phi(p.x0)) if p.variant == "deterministic" else value
 
 
+def stated_precision(p: Problem) -> Callable[[float], float] | None:
+    """The bound on an answer's error that ``p`` declares, as a function of the answer (``None``: exact).
+
+    High-dimensional noisy: the NoisyOracle's ε. Moré–Wild: the answer v = f(1 + ε_f e) with |e| ≤ √3 (stochastic,
+    uniform of unit variance) or ≤ 1 (deterministic, φ), so its error f ε_f e is at most |v| ε_f b / (1 − ε_f b).
+    """
+    if isinstance(p, HighDimProblem):
+        eps = p.eps
+        return (lambda v: eps) if p.variant == "noisy" else None
+    bound = {"stochastic": math.sqrt(3.0), "deterministic": 1.0}.get(p.variant)
+    if bound is None:
+        return None
+    share = p.noise_level * bound
+    return lambda v: abs(v) * share / (1.0 - share)
+
+
 def run_one(p: Problem, solver: str, budget: int, seed: int, seconds: float) -> dict[str, Any]:
     """One run on a fresh copy of ``p`` (its noise draws restarted) through one :class:`Counted` wrapper."""
     f = Counted(p.copy(), budget, seconds)
     t0 = time.perf_counter()
-    ending = run(solver, f, p.x0.copy(), seed, p.variant in ("deterministic", "stochastic", "noisy"))
+    ending = run(solver, f, p.x0.copy(), seed, p.variant in ("deterministic", "stochastic", "noisy"),
+                 stated_precision(p))
     return {"problem": p.name, "solver": solver, "n": p.n, "budget": budget, "calls": f.calls,
             "seconds": round(time.perf_counter() - t0, 3), "ending": ending, "f0": start_value(p),
             "trace": [[k, v] for k, v in f.trace]}
@@ -99,7 +117,9 @@ def execute(plan: Plan, cache: Path, log: Any = sys.stderr) -> dict[str, dict[st
                 path = cache / plan.set_name / variant / p.name / f"{solver}.json"
                 rec = load(path, budget)
                 if rec is None:
-                    rec = run_one(p, solver, budget, _seed(plan.seed, "solver", p.name, solver), plan.seconds)
+                    # An entry with an option set draws as its solver does: the two runs differ by the option alone.
+                    drawn = ZEROOPT_VARIANTS.get(solver, (solver,))[0]
+                    rec = run_one(p, solver, budget, _seed(plan.seed, "solver", p.name, drawn), plan.seconds)
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(json.dumps(rec))
                     best = rec["trace"][-1][1] if rec["trace"] else math.inf
