@@ -68,3 +68,14 @@ def test_quick_preset_writes_monotone_profiles(tmp_path) -> None:
     mtimes = [c.stat().st_mtime_ns for c in cached]
     assert main(argv) == 0  # a second invocation reads every run from the cache
     assert [c.stat().st_mtime_ns for c in cached] == mtimes
+
+
+def test_an_entry_with_the_noise_option_is_its_solver_without_noise_and_stays_within_the_budget() -> None:
+    from benchmarks.dfo.run import run_one, stated_precision
+
+    smooth, noisy = problem(7), problem(7, "stochastic", noise_seed=3)
+    assert stated_precision(smooth) is None and stated_precision(noisy)(2.0) == pytest.approx(2 * 3**0.5 * 1e-3,
+                                                                                               rel=1e-2)
+    assert run_one(smooth, "rgf+noise", 150, 5, math.inf)["trace"] == run_one(smooth, "rgf", 150, 5, math.inf)["trace"]
+    rec = run_one(noisy, "coordinate+noise", 150, 5, math.inf)
+    assert rec["calls"] <= 150 and rec["ending"] in ("budget", "stopped")
