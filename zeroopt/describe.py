@@ -73,35 +73,3 @@ def describe_chain(solver: Any, context: Any = None) -> str:
     lines += [f"    {f.name:<10} {describe_part(getattr(solver, f.name))}"
               for f in dataclasses.fields(solver) if f.name not in known]
     return "\n".join(lines)
-
-
-#: The contexts :func:`chains_page` shows each built-in solver in: the traits of the problems zeroopt is used on.
-PAGE_CONTEXTS = (
-    ("A plain objective of 10 variables", {"dim": 10}),
-    ("A smooth radius along a direction of a 28×28 array, to adjustable precision (the hard-label g(θ) of a "
-     "network)", {"dim": 784, "shape": (1, 28, 28), "unit_sphere": True, "radial": True,
-                  "adjustable_precision": True}),
-    ("A piecewise-constant radius along a direction of 784 features (the g(θ) of a tree ensemble)",
-     {"dim": 784, "unit_sphere": True, "radial": True, "adjustable_precision": True, "piecewise_constant": True}),
-)
-
-
-def chains_page() -> str:
-    """Markdown of every built-in solver's chain in each of :data:`PAGE_CONTEXTS` (``docs/solvers.md`` is this
-    page)."""
-    from .base import SolverContext
-    from .registry import list_solvers
-
-    out = ["# The built-in solvers, part by part", "",
-           "Each solver's chain as `zeroopt.get_solver(name).describe(context)` prints it, in the contexts zeroopt",
-           "is used in; the stages and their protocols are tabled in `zeroopt.base`. Written by",
-           "`python -c \"import zeroopt.describe as d; print(d.chains_page(), end='')\" > docs/solvers.md` (a test",
-           "keeps it current). Why the default solver is set as it is: [defaults.md](defaults.md).", ""]
-    solvers = sorted(name for name, spec in list_solvers().items() if spec.factory.__module__.startswith("zeroopt."))
-    for title, traits in PAGE_CONTEXTS:
-        out += [f"## {title}", ""]
-        for name in solvers:
-            lipschitz = {"lipschitz": 2.0} if name == "rgf-fixed" else {}
-            context = SolverContext(**traits, **lipschitz)
-            out += ["```text", list_solvers()[name].describe(context), "```", ""]
-    return "\n".join(out)
