@@ -67,12 +67,19 @@ def first_correct(labels: Callable[[np.ndarray], np.ndarray], x: np.ndarray, y: 
 
 
 def run_cell(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, config: str, budget: int, seed: int,
-             n_classes: int = N_CLASSES) -> list[dict[str, Any]]:
-    """One attack call: the inputs ``index`` of ``x`` under ``config`` at ``budget``; one record per input."""
-    from applications.hardlabel import attack
+             n_classes: int = N_CLASSES, starts: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """One attack call: the inputs ``index`` of ``x`` under ``config`` at ``budget``; one record per input.
 
-    res = attack(model, x[index], y[index], budget=budget, seed=seed, n_classes=n_classes,
-                 solver_options=CONFIGS[config])
+    ``starts``: for a targeted attack, one image per input whose class is its target (the suite's imagenet-targeted
+    rule, :func:`benchmarks.imagenet_experiments.targets_and_starts`), offered as the start's target pool."""
+    from applications.hardlabel import Start, attack
+
+    target = start = None
+    if starts is not None:
+        target = y[starts]
+        start = Start(target_pool=(x[starts], target))
+    res = attack(model, x[index], y[index], target=target, budget=budget, seed=seed, n_classes=n_classes,
+                 start=start, solver_options=CONFIGS[config])
     own = float(res.wall_time - res.model_time)
     total = int(res.queries.sum())
     return [
@@ -141,6 +148,13 @@ def summarize(records: list[dict[str, Any]], baseline: str = "default") -> list[
     return out
 
 
+def _kind(meta: dict[str, Any]) -> str:
+    if not meta.get("targeted"):
+        return "untargeted"
+    return (f"targeted, input k's target the class of image {meta.get('target_images')}[k] (the next correctly "
+            "classified images in the same order), offered as its start")
+
+
 def page_lines(command: str, summary: list[dict[str, Any]], samplers: list[dict[str, Any]],
                meta: dict[str, Any]) -> list[str]:
     """The generated part of the page: the command, one table per budget, the sampler timings."""
@@ -149,7 +163,8 @@ def page_lines(command: str, summary: list[dict[str, Any]], samplers: list[dict[
     if meta:
         lines += [f"Model {meta.get('model', '?')}; images {meta.get('images', '?')} (shared validation indices, "
                   f"first {meta.get('k', '?')} correctly classified in the suite's seeded order, seed "
-                  f"{meta.get('order_seed', '?')}); attack seed {meta.get('seed', '?')}; untargeted; torch threads "
+                  f"{meta.get('order_seed', '?')}); attack seed {meta.get('seed', '?')}; "
+                  f"{_kind(meta)}; torch threads "
                   f"{meta.get('threads', '?')}, BLAS threads {meta.get('threads', '?')}.", ""]
     for budget in sorted({s["budget"] for s in summary}):
         lines += [f"## Budget {budget}", "",
@@ -210,7 +225,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--order-seed", type=int, default=0, help="the suite seed of the image order")
     ap.add_argument("--threads", type=int, default=1, help="torch and BLAS threads (1: the machine is shared)")
     ap.add_argument("--samplers", action="store_true", help="also time the samplers alone")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache/zeroopt/imagenet-probes.json")
+    ap.add_argument("--targeted", action="store_true",
+                    help="targeted: input k's target is the class of the k-th correctly classified image not attacked")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="default ~/.cache/zeroopt/imagenet-probes.json (imagenet-probes-targeted.json)")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/ablation/imagenet-probes/README.md"))
     args = ap.parse_args(argv)
     import torch
@@ -225,10 +243,16 @@ def main(argv: list[str] | None = None) -> None:
     x, y = datasets.load_imagenet_val()
     model = load_efficientnet_lite0("cpu")
     labels = as_label_model(model, n_classes=N_CLASSES)
-    index = first_correct(labels, x, y, imagenet_order(len(x), args.order_seed), args.k)
+    if args.cache is None:
+        name = "imagenet-probes-targeted.json" if args.targeted else "imagenet-probes.json"
+        args.cache = Path.home() / ".cache/zeroopt" / name
+    need = 2 * args.k if args.targeted else args.k
+    found = first_correct(labels, x, y, imagenet_order(len(x), args.order_seed), need)
+    index, starts = (found[:args.k], found[args.k:]) if args.targeted else (found, None)
     cache = load_cache(args.cache)
     meta = {"model": "EfficientNet-Lite0 (PyPI wheel), CPU", "images": [int(i) for i in index], "k": args.k,
-            "seed": args.seed, "order_seed": args.order_seed, "threads": args.threads}
+            "seed": args.seed, "order_seed": args.order_seed, "threads": args.threads,
+            "targeted": bool(args.targeted), "target_images": None if starts is None else [int(i) for i in starts]}
     if cache["meta"] and (cache["meta"].get("images") != meta["images"] or cache["meta"].get("seed") != args.seed):
         raise SystemExit(f"{args.cache} holds runs on other inputs or seeds: {cache['meta']}; use another --cache")
     cache["meta"] = meta
@@ -241,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
             if (config, budget) in done:
                 continue
             t0 = time.time()
-            cache["records"] += run_cell(model, x, y, index, config, budget, args.seed)
+            cache["records"] += run_cell(model, x, y, index, config, budget, args.seed, starts=starts)
             save_cache(args.cache, cache)
             print(f"{config} @ {budget}: {time.time() - t0:.0f} s", flush=True)
     write_page(args.out, command_line("studies.imagenet_probes", argv), cache)
