@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["copy", "host", "is_foreign", "is_numpy", "like", "namespace", "norm", "rows", "zeros_like"]
+__all__ = ["copy", "flat", "host", "is_foreign", "is_numpy", "like", "namespace", "norm", "rows", "same", "take",
+           "zeros_like"]
 
 INSTALL_HINT = "pip install array-api-compat"
 
@@ -82,6 +83,18 @@ def host(a: Any) -> np.ndarray:
     return np.asarray(to_device(a, "cpu"))
 
 
+def flat(a: Any) -> Any:
+    """``a`` as a flat float vector in its own namespace (numpy: ``np.asarray(a, dtype=float).ravel()``)."""
+    return a.reshape(-1) if is_foreign(a) else np.asarray(a, dtype=float).ravel()
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether two arrays hold the same values (``np.array_equal``; arrays of two namespaces never do)."""
+    if is_foreign(a) or is_foreign(b):
+        return is_foreign(a) and is_foreign(b) and a.shape == b.shape and bool(namespace(a).all(a == b))
+    return bool(np.array_equal(a, b))
+
+
 def copy(a: Any) -> Any:
     """A copy of ``a`` in its own namespace (what an objective may write into)."""
     return a.copy() if isinstance(a, np.ndarray) else namespace(a).asarray(a, copy=True)
@@ -92,6 +105,16 @@ def norm(a: Any) -> float:
     if is_numpy(a):
         return float(np.linalg.norm(a))
     return float(namespace(a).linalg.vector_norm(a))
+
+
+def take(a: Any, index: np.ndarray) -> Any:
+    """The rows of ``a`` at the host integer ``index`` (numpy: ``a[index]``)."""
+    if is_numpy(a):
+        return a[index]
+    from array_api_compat import device
+
+    xp = namespace(a)
+    return xp.take(a, xp.asarray(np.asarray(index, dtype=np.int64), device=device(a)), axis=0)
 
 
 def zeros_like(a: Any) -> Any:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .arrays import copy, is_numpy, norm
+from .arrays import copy, flat, host, is_numpy, like, norm
 from .checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from .errors import attach_partial_result, partial_result
 from .faults import Abort, abort_run, status_for
@@ -181,11 +181,11 @@ def run_solver(
                 own_flags.append("polished")
                 # The polish hears the exhausted answer too, so it returns what it kept.
                 exhausted, polished = yield from relay(
-                    polish(np.asarray(best_x, dtype=float).ravel(), best_f, best_eps), tell_exhausted=True)
+                    polish(host(flat(best_x)), best_f, best_eps), tell_exhausted=True)  # (a polish: on the host)
                 if exhausted:
                     return finish(Status.BUDGET, state.x, state.iteration)
                 if polished.fun < best_f:
-                    best_x = np.asarray(polished.x, dtype=float).ravel()
+                    best_x = like(flat(polished.x), best_x)  # back in the run's namespace
                     best_f, best_eps = float(polished.fun), float(polished.fun_eps)
                     state = replace(state, x=best_x, fx=best_f, fx_eps=best_eps)
                 if polished.status is Status.BUDGET:

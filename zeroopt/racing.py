@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import flat, same
 from .checks import check_budget
 from .driver import drive, run_solver
 from .oracle import OracleGroup
@@ -63,9 +64,9 @@ class RaceWinner(NamedTuple):
 
 
 def _winner_of(result: OptimizeResult) -> RaceWinner:
-    x = np.asarray(result.x, dtype=float).ravel()
+    x = flat(result.x)
     state = result.state
-    if state is not None and not np.array_equal(state.x, x):
+    if state is not None and not same(state.x, x):
         # The lowest point was not the run's last iterate (a probe, a line-search candidate): go on from it.
         state = replace(state, x=x, fx=float(result.fun), fx_eps=float(result.fun_eps))
     return RaceWinner(x, float(result.fun), float(result.fun_eps), state)
@@ -218,7 +219,7 @@ def race(
             return lambda record: record.queries >= until[j]  # a callback: True ends the run there
 
         runs = [
-            run_solver(solver, np.asarray(s[0], dtype=float).ravel(), rng=rng, f0=s[1], f0_eps=s[2],
+            run_solver(solver, flat(s[0]), rng=rng, f0=s[1], f0_eps=s[2],
                        max_iter=iterations, callbacks=(stop_after(j),), state=state)
             for j, (s, state, rng) in entries
         ]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .arrays import flat, host
 from .driver import RunGenerator, drive, run_solver
 from .errors import attach_partial_result, partial_result
 from .oracle import OracleGroup
@@ -158,7 +159,7 @@ def solve_many(
 
         def from_best(x: NDArray[np.float64], fx: float, fx_eps: float) -> RunGenerator:
             if best and best[k].fun < fx:
-                x, fx, fx_eps = np.asarray(best[k].x, dtype=float).ravel(), best[k].fun, best[k].fun_eps
+                x, fx, fx_eps = host(flat(best[k].x)), best[k].fun, best[k].fun_eps
             return polish(x, fx, fx_eps)
 
         return {"polish": from_best, "polish_at": polish_at[k]}
@@ -188,7 +189,7 @@ def solve_many(
             new = {k: s for k, s in zip(spent, fresh, strict=True) if s is not None}
         for k in again:  # the leader, or a run no fresh start was found for: again from the best point
             if k not in new:
-                new[k] = (np.asarray(best[k].x).ravel(), best[k].fun, best[k].fun_eps)
+                new[k] = (flat(best[k].x), best[k].fun, best[k].fun_eps)
         again = [k for k in again if group.remaining(members[k]) > 0]  # a fresh search may have spent the rest
         reruns = [run_solver(solver, new[k][0], rng=rngs[k], f0=new[k][1], f0_eps=new[k][2], max_iter=max_iter,
                              **hook(k))
@@ -222,7 +223,7 @@ def _polish(
     todo = [k for k in todo if group.remaining(members[k]) > 0]
     if not todo:
         return
-    runs = [polish(np.asarray(best[k].x, dtype=float).ravel(), best[k].fun, best[k].fun_eps) for k in todo]
+    runs = [polish(host(flat(best[k].x)), best[k].fun, best[k].fun_eps) for k in todo]  # (a polish: on the host)
     try:
         finished = drive(runs, group, members=[members[k] for k in todo])
     except BaseException as err:

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 
 import zeroopt
 from zeroopt import QueryLedger
+from zeroopt.arrays import like
 from zeroopt.descent import PRESETS
 from zeroopt.errors import attach_partial_result, partial_result
 
@@ -208,6 +209,9 @@ def attack(
     reserve = cfg.verify.reserve(int(budget))
     images = [ImageState(flat[i], int(y[i]), None if tgt is None else int(tgt[i]),
                          QueryLedger(budget=int(budget) - reserve)) for i in range(n)]
+    on_device = on_model_device(flat, cfg.model_options.device_for(label_model))
+    for i, img in enumerate(images):  # the rays start on the model's device (or stay in numpy: None)
+        img.x0_device = None if on_device is None else on_device[i]
     bar = progress_bar(progress, n * int(budget))
     group = BoundaryOracleGroup(_labels_checked(label_model, y, tgt), images, shape, (lo, hi), default_eps=eps0,
                                 ratio=cfg.boundary_search.local_ratio, growth=cfg.boundary_search.local_growth,
@@ -227,6 +231,8 @@ def attack(
         starts, race_queries = cfg.race.plan(int(budget), targeted=tgt is not None, dim=context.dim)
         members, theta0, g0, states = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context,
                                                          built, starts=starts, race_queries=race_queries)
+        if on_device is not None:  # the runs compute where the model lives (a run going on from a state: as it was)
+            theta0 = [t if s is not None else like(t, on_device) for t, s in zip(theta0, states, strict=True)]
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left (once a
         # run's basin is spent, from a new initial search).
         fresh = None
@@ -259,6 +265,15 @@ def attack(
         if bar is not None:
             bar.close()
     return result(solver_results, verified)
+
+
+def on_model_device(flat: Any, device: Any) -> Any:
+    """``flat`` (the inputs, float64) as a torch tensor on ``device``, or ``None`` when the attack stays in numpy."""
+    if device is None:
+        return None
+    import torch
+
+    return torch.as_tensor(flat, dtype=torch.float64, device=device)
 
 
 def _labels_checked(label_model: LabelModel, y: Any, tgt: Any) -> Any:

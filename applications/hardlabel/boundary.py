@@ -14,164 +14,28 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, OracleGroup, QueryLedger
+from zeroopt.arrays import host, is_foreign, like, namespace, take
 from zeroopt.oracle import Request, Response
 
 from .distance import L2, Distance
 from .flat import flat_pixels
 from .ray import Bound, Ray
+from .search import (  # noqa: F401  (re-exported: the searches' names, where they were)
+    GALLOPING_GROWTH,
+    MAX_DOWN_RATIO,
+    PAPER_LOCAL_GROWTH,
+    PAPER_LOCAL_RATIO,
+    STEPS_BEFORE_GROWTH,
+    RaySearch,
+)
 
 __all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
-
-PAPER_LOCAL_RATIO = 0.01  # Algorithm 1's increase/decrease ratio α
-#: Algorithm 1 widens its bracket by the same ratio α at every step (growth 1); galloping doubles the ratio after
-#: each step, from the third on, so a value far from the hint is bracketed in a few queries (the counts:
-#: docs/attack.md).
-PAPER_LOCAL_GROWTH = 1.0
-GALLOPING_GROWTH = 2.0
-#: Steps taken at α itself before the ratio grows: a value within ~2α of its hint (most of them late in a run)
-#: then costs exactly what Algorithm 1 costs, where galloping from the first step costs one query more.
-STEPS_BEFORE_GROWTH = 2
-#: A downward step never goes below half the current bracket's end (so λ stays positive).
-MAX_DOWN_RATIO = 0.5
-
-
-@dataclass
-class RaySearch:
-    """State machine of one value (or comparison) search along a ray; one query per round.
-
-    Modes: ``"local"`` (Algorithm 1 around a hint, censored at ``cap``), ``"global"`` (known adversarial at
-    ``start``: bisect [0, start]; when ``start`` exceeds ``cap`` first check at ``cap``), ``"compare"``
-    (a single query at ``start``). A global search whose ``start`` is below ``cap`` costs no query to start.
-    A local search given ``hi`` (a λ known adversarial) starts there without a query when ``start`` is not
-    below it, and otherwise bisects up to it once ``start`` proves non-adversarial.
-    A local search's steps away from its hint are ``ratio`` for the first :data:`STEPS_BEFORE_GROWTH`, then
-    multiplied by ``growth`` after each step (1: the paper's fixed ratio; 2: galloping).
-    """
-
-    owner: int
-    ray: Ray | None
-    start: float
-    eps: float
-    mode: str = "local"
-    cap: float = math.inf
-    ratio: float = PAPER_LOCAL_RATIO
-    growth: float = PAPER_LOCAL_GROWTH
-    phase: str = "start"
-    lo: float = 0.0
-    hi: float = math.inf
-    nxt: float = 0.0
-    value: float = math.inf
-    achieved: float = 0.0
-    done: bool = False
-    aborted: bool = False
-    below: bool = False
-    step_ratio: float = field(default=0.0, repr=False)  # the local search's current widening ratio
-    steps: int = field(default=0, repr=False)  # steps taken away from the hint so far
-
-    def __post_init__(self) -> None:
-        self.step_ratio = self.ratio
-        if self.ray is None:  # a zero direction has no boundary to find
-            self._finish(math.inf)
-            return
-        if self.mode == "compare":
-            self.nxt = self.start
-            return
-        v = self.start if np.isfinite(self.start) and self.start > 0 else min(1.0, self.ray.lam_max)
-        if self.mode in ("local", "global") and v >= self.cap:
-            v, self.phase = self.cap, "at_cap"
-        elif self.mode == "local" and v >= self.hi:  # the known adversarial end: step down from it at once
-            self.phase, self.nxt = "down", self.hi * (1 - self.step_ratio)
-            return
-        elif self.mode == "global":
-            # The caller already saw the model label the point at `start` adversarial: bisect [0, start].
-            self.lo, self.hi = min(self.lo, v), v  # a caller may know a non-adversarial λ (lo) already
-            self._bisect_or_finish()
-            return
-        self.nxt = min(v, self.ray.lam_max)
-
-    def _finish(self, value: float, achieved: float = 0.0) -> None:
-        self.value, self.achieved, self.done = value, achieved, True
-
-    def _bisect_or_finish(self) -> None:
-        if self.hi - self.lo <= self.eps:
-            self._finish(self.hi, self.hi - self.lo)
-        else:
-            self.phase, self.nxt = "bisect", 0.5 * (self.lo + self.hi)
-
-    def feed(self, adversarial: bool) -> None:
-        """Advance with the label of the point at ``self.nxt``."""
-        lam, ray = self.nxt, self.ray
-        assert ray is not None
-        if self.mode == "compare":
-            self.below = adversarial
-            self._finish(lam if adversarial else math.inf)
-            return
-        if self.phase == "at_cap":
-            if not adversarial:  # g(θ) >= cap: censored, one query spent
-                self._finish(math.inf)
-                return
-            self.hi = lam
-            if self.mode == "global":
-                self.lo = 0.0
-                self._bisect_or_finish()
-            else:
-                self.phase, self.nxt = "down", lam * (1 - self.step_ratio)
-            return
-        if self.phase == "start":
-            if adversarial:
-                self.hi, self.phase, self.nxt = lam, "down", lam * (1 - self.step_ratio)
-            elif math.isfinite(self.hi):  # below a known adversarial end: the bracket is complete
-                self.lo = lam
-                self._bisect_or_finish()
-            else:
-                self.lo, self.phase = lam, "up"
-                self._step_up(first=True)
-            return
-        if self.phase == "up":
-            if adversarial:
-                self.hi = lam
-                self._bisect_or_finish()
-            else:
-                self.lo = lam
-                self._step_up()
-            return
-        if self.phase == "down":
-            if adversarial:
-                self._widen()
-                self.step_ratio = min(self.step_ratio, MAX_DOWN_RATIO)
-                self.hi, self.nxt = lam, lam * (1 - self.step_ratio)
-            else:
-                self.lo = lam
-                self._bisect_or_finish()
-            return
-        # bisect
-        if adversarial:
-            self.hi = lam
-        else:
-            self.lo = lam
-        self._bisect_or_finish()
-
-    def _widen(self) -> None:
-        """After each step away from the hint: the ratio grows by ``growth`` once STEPS_BEFORE_GROWTH are taken."""
-        self.steps += 1
-        if self.steps >= STEPS_BEFORE_GROWTH:
-            self.step_ratio *= self.growth
-
-    def _step_up(self, first: bool = False) -> None:
-        assert self.ray is not None
-        if self.lo >= self.cap or self.lo >= self.ray.lam_max:
-            # Censored above the cap, or no adversarial point along this ray inside the bounds.
-            self._finish(math.inf)
-            return
-        if not first:
-            self._widen()
-        self.nxt = min(self.lo * (1 + self.step_ratio), self.ray.lam_max, max(self.cap, self.lo))
-
 
 @dataclass
 class ImageState:
@@ -184,6 +48,8 @@ class ImageState:
     best_distance: float = math.inf
     best_point: NDArray[np.float64] | None = None
     trace: list[tuple[int, float]] = field(default_factory=list)
+    #: x0 on the model's device (``ModelOptions(arrays="model")``): the rays start there; ``None``: numpy.
+    x0_device: Any = None
 
     def is_adversarial(self, labels: NDArray[np.int64]) -> NDArray[np.bool_]:
         if self.target is None:
@@ -240,20 +106,36 @@ class BoundaryOracleGroup(OracleGroup):
         self.growth = growth
         self.on_round = on_round
         self.model_seconds = 0.0
+        self._bounds_on_device: tuple[Any, Any] | None = None
 
     # -------------------------------------------------------------------------------- the search engine
 
     def ray(self, owner: int, theta: NDArray[np.float64], *, reach: bool = True) -> Ray | None:
-        return Ray.make(self.images[owner].x0, theta, self.lo, self.hi, reach=reach, length=self.distance.length)
+        img = self.images[owner]
+        if img.x0_device is None:
+            return Ray.make(img.x0, host(theta), self.lo, self.hi, reach=reach, length=self.distance.length)
+        lo, hi = self._device_bounds
+        return Ray.make(img.x0_device, like(theta, img.x0_device), lo, hi, reach=reach, length=self.distance.length)
+
+    @property
+    def _device_bounds(self) -> tuple[Any, Any]:
+        """The bounds beside the rays on the model's device (scalars stay scalars)."""
+        if self._bounds_on_device is None:
+            ref = next(img.x0_device for img in self.images if img.x0_device is not None)
+            self._bounds_on_device = tuple(b if np.ndim(b) == 0 else like(np.asarray(b, dtype=float), ref)
+                                           for b in (self.lo, self.hi))
+        return self._bounds_on_device
 
     def query(
         self, owners: NDArray[np.int64], points: NDArray[np.float64], *, record: bool = True
     ) -> NDArray[np.bool_]:
         """Send ``points`` (already paid for) to the model; record every confirmed adversarial."""
-        batch = np.asarray(points, dtype=np.float32).reshape((len(points), *self.input_shape))
+        on_device = is_foreign(points)
+        batch = points.reshape((points.shape[0], *self.input_shape)) if on_device else \
+            np.asarray(points, dtype=np.float32).reshape((len(points), *self.input_shape))
         t0 = time.perf_counter()
         try:
-            labels = np.asarray(self.model(batch))
+            labels = np.asarray(self.model(batch))  # (labels come back to the host: n integers)
         except BaseException as err:
             self.refund_unsent(owners[getattr(err, "samples_sent", len(points)) :])
             raise
@@ -270,13 +152,14 @@ class BoundaryOracleGroup(OracleGroup):
             if record and adv.any():
                 hits = rows[adv]
                 # Distances of the float32 points the model actually saw, so the figure is honest.
-                dist = self.distance.of(batch[hits].reshape(len(hits), -1).astype(np.float64) - img.x0)
+                seen = host(take(batch, hits)) if on_device else batch[hits]  # (the few hits only, to the host)
+                dist = self.distance.of(seen.reshape(len(hits), -1).astype(np.float64) - img.x0)
                 # (img.x0 holds the float32 values the model sees, so an input that is already
                 # misclassified has distortion exactly 0.)
                 j = int(np.argmin(dist))
                 if dist[j] < img.best_distance:
                     img.best_distance = float(dist[j])
-                    img.best_point = batch[hits[j]].copy()
+                    img.best_point = seen[j].copy()
                     img.trace.append((img.ledger.spent, img.best_distance))
         return adversarial
 
@@ -307,10 +190,17 @@ class BoundaryOracleGroup(OracleGroup):
                 break
             owners = np.fromiter((s.owner for s in sending), dtype=np.int64, count=len(sending))
             # Each point in a float64 row, rounded into the float32 batch the model gets: one m×d array per round.
-            points = np.empty((len(sending), self.images[sending[0].owner].x0.size), dtype=np.float32)
-            row = np.empty(points.shape[1])
-            for k, s in enumerate(sending):
-                points[k] = s.ray.point(s.nxt, self.lo, self.hi, out=row)  # type: ignore[union-attr]
+            device_x0 = self.images[sending[0].owner].x0_device
+            if device_x0 is not None:  # the rows built on the model's device, in its namespace
+                lo, hi = self._device_bounds
+                xp = namespace(device_x0)
+                points = xp.stack([s.ray.point(s.nxt, lo, hi) for s in sending])  # type: ignore[union-attr]
+                points = xp.astype(points, xp.float32)
+            else:
+                points = np.empty((len(sending), self.images[sending[0].owner].x0.size), dtype=np.float32)
+                row = np.empty(points.shape[1])
+                for k, s in enumerate(sending):
+                    points[k] = s.ray.point(s.nxt, self.lo, self.hi, out=row)  # type: ignore[union-attr]
             adversarial = self.query(owners, points)
             for s, adv in zip(sending, adversarial, strict=True):
                 s.feed(bool(adv))

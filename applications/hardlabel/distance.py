@@ -13,6 +13,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from zeroopt.arrays import is_foreign, namespace
+from zeroopt.arrays import norm as vector_norm
+
 __all__ = ["L2", "LINF", "Distance", "as_distance"]
 
 
@@ -24,7 +27,9 @@ class Distance:
     ord: float | None
 
     def length(self, theta: NDArray[np.float64]) -> float:
-        """‖θ‖ of one flat vector."""
+        """‖θ‖ of one flat vector (of any array namespace)."""
+        if is_foreign(theta):
+            return vector_norm(theta) if self.ord is None else float(namespace(theta).max(namespace(theta).abs(theta)))
         return float(np.linalg.norm(theta, ord=self.ord))
 
     def of(self, deltas: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -25,6 +25,7 @@ from zeroopt import (
     make_sampler,
     race,
 )
+from zeroopt.arrays import copy
 
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
@@ -187,7 +188,7 @@ def initial_search(
         group.run(searches)
         for s in searches:
             if s.done and np.isfinite(s.value) and s.value < best.get(s.owner, (None, math.inf))[1]:
-                best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]
+                best[s.owner] = (copy(s.ray.direction), s.value)  # type: ignore[union-attr]
     return best
 
 

@@ -69,6 +69,9 @@ def _flags(piece: object, *names: str) -> None:
         _need(isinstance(value, (bool, np.bool_)), piece, f"{name} must be True or False, got {value!r}")
 
 
+#: Where the attack may compute (:class:`ModelOptions`).
+ARRAYS = ("auto", "numpy", "model")
+
 @dataclass(frozen=True)
 class Start:
     """The initial search: which directions θ0 the attack tries first, and how it picks the best.
@@ -311,11 +314,17 @@ class ModelOptions:
         Whether the model is a tree ensemble, whose g(θ) is piecewise constant (``zeroopt.SolverContext``'s
         trait, which the registry answers with parts for stairs); ``None``: from the model (true for LightGBM and
         scikit-learn tree models, false for anything else, a plain callable included).
+    arrays : ``"auto"``, ``"numpy"`` or ``"model"``
+        Where the attack's own arithmetic runs: ``"numpy"`` on the host; ``"model"`` in torch tensors on the torch
+        module's device — the solver's probes, estimates and steps and the boundary search's rays and batches,
+        so a GPU model gets its batches without a copy from the host; ``"auto"``: ``"model"`` for a torch module
+        on an accelerator, else ``"numpy"``.
     """
 
     batch_size: int | str | None = "auto"
     blas_threads: int | None = 1
     piecewise_constant: bool | None = None
+    arrays: str = "auto"
 
     def __post_init__(self) -> None:
         b, t, p = self.batch_size, self.blas_threads, self.piecewise_constant
@@ -325,6 +334,17 @@ class ModelOptions:
               f"blas_threads must be a positive integer or None (leave the BLAS as it is), got {t!r}")
         _need(p is None or isinstance(p, (bool, np.bool_)), self,
               f"piecewise_constant must be True, False or None (from the model), got {p!r}")
+        _need(self.arrays in ARRAYS, self, f"arrays must be one of {ARRAYS}, got {self.arrays!r}")
+
+    def device_for(self, label_model: Any) -> Any:
+        """The torch device the attack computes on for ``label_model`` (its ``device``), or ``None``: numpy."""
+        device = getattr(label_model, "device", None)
+        if self.arrays == "model" and device is None:
+            raise ValueError("ModelOptions(arrays='model') needs a torch module (its device is where the attack "
+                             "computes); for any other model the attack computes in numpy")
+        if self.arrays == "numpy" or device is None:
+            return None
+        return device if self.arrays == "model" or getattr(device, "type", "cpu") != "cpu" else None
 
     def batch_for(self, model: Any) -> int | None:
         """The batch size to wrap ``model`` with: ``"auto"`` is 4096 for a torch module on a GPU, else 256."""

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from zeroopt.arrays import is_foreign, namespace
+from zeroopt.arrays import norm as vector_norm
 
 __all__ = ["Bound", "Ray"]
 
@@ -40,6 +44,8 @@ class Ray:
         ``reach``, ``lam_max`` is left infinite: enough for a comparison's single query at a given λ (clipped all
         the same), and it spares the pass over every feature that finds where the ray leaves the box.
         ``length``: the norm λ is measured in (default L2), so that the point at λ is that far from ``x0``."""
+        if is_foreign(theta):  # the model's device arrays: the same arithmetic in their namespace
+            return cls._make_foreign(x0, theta, lo, hi, reach=reach, length=length)
         norm = float(np.linalg.norm(theta)) if length is None else length(theta)
         if not np.isfinite(norm) or norm == 0.0:
             return None
@@ -52,8 +58,25 @@ class Ray:
         ray.lam_max = float(np.max(to_bound))
         return ray
 
+    @classmethod
+    def _make_foreign(cls, x0: Any, theta: Any, lo: Any, hi: Any, *, reach: bool,
+                      length: Callable[[Any], float] | None) -> Ray | None:
+        norm = vector_norm(theta) if length is None else length(theta)
+        if not math.isfinite(norm) or norm == 0.0:
+            return None
+        ray = cls(x0, theta, norm, math.inf)
+        if reach:
+            xp, u = namespace(theta), ray.direction
+            to_bound = xp.where(u > 0, (hi - x0) / u, xp.where(u < 0, (lo - x0) / u, xp.zeros_like(u)))
+            ray.lam_max = float(xp.max(to_bound))
+        return ray
+
     def point(self, lam: float, lo: Bound, hi: Bound, out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
         """``clip(x0 + λ·direction)``, written into ``out`` when given (same values to the bit either way)."""
+        if is_foreign(self._theta):
+            xp = namespace(self._theta)
+            row = (self._theta / self._norm if self._unit is None else self._unit) * lam + self.x0
+            return xp.clip(row, lo, hi)
         if self._unit is None:
             row = np.divide(self._theta, self._norm, out=out)
             np.multiply(row, lam, out=row)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from zeroopt.arrays import copy
+
 from .boundary import BoundaryOracleGroup, Ray, RaySearch
 from .tournament import FINEST_RATIO, FIRST_SHRINK
 
@@ -127,5 +129,5 @@ def record_search(
         assert ray is not None
         # A bisection cut short by the budget still leaves a known adversarial radius: its upper end.
         value = s.value if s.done and np.isfinite(s.value) else s.hi
-        out[i] = (ray.direction.copy(), float(min(value, st.hi)))
+        out[i] = (copy(ray.direction), float(min(value, st.hi)))
     return out

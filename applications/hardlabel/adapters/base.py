@@ -88,8 +88,10 @@ class LabelModel:
         copies_input: bool = False,
         check_input: Callable[[Batch], None] | None = None,
         piecewise_constant: bool = False,
+        device: Any = None,
     ) -> None:
         self._invoke = invoke
+        self.device = device  # a torch model's device, where the attack may compute (ModelOptions.arrays)
         self._check_model_input = check_input
         self._decode = decode
         self.kind = kind

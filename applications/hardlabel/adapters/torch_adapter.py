@@ -110,7 +110,7 @@ def torch_label_model(
 
     return LabelModel(
         invoke, decode, kind="torch", n_classes=n_classes, batch_size=batch_size, takes_tensor=True,
-        copies_input=True,
+        copies_input=True, device=run_on,
     )
 
 
