@@ -3,17 +3,21 @@
 A leaf: it imports none of zeroopt's parts, so every part imports it and none imports another part for its
 types. A solver is a chain of parts, each a stage of one iteration:
 
-========================  ===========================================================  =====================
-stage                     protocol (call signature)                                    built-in parts
-========================  ===========================================================  =====================
-sampling                  :class:`DirectionSampler` ``sample(rng, q, d, t)``           :mod:`zeroopt.directions`
-probe shaping             :class:`ProbeShape` ``(directions, x, active)``              :mod:`zeroopt.shaping`
-estimating                :class:`GradientEstimator` ``(x, fx, u, beta, scale, eps)``  :mod:`zeroopt.estimators`
-direction                 :class:`DirectionRule` ``(solver, before, estimate)``        :mod:`zeroopt.momentum`
-stepping                  :class:`StepRule` ``(x, fx, g, step, eps, retract)``         :mod:`zeroopt.linesearch`
-amending the move         :class:`Behaviour` ``(solver, before, estimate, move)``      :mod:`zeroopt.parts`
-precision                 :class:`Precision` ``(beta, value)``                         :mod:`zeroopt.parts`
-========================  ===========================================================  =====================
+=================  ===========================================================  ===============================
+stage              protocol (call signature)                                    built-in parts, in ``zeroopt.``
+=================  ===========================================================  ===============================
+sampling           :class:`DirectionSampler` ``sample(rng, q, d, t)``           ``directions``, ``orthogonal``,
+                                                                                ``subspace``, ``box``
+probe shaping      :class:`ProbeShape` ``(directions, x, active)``              ``shaping``, ``history_subspace``
+estimating         :class:`GradientEstimator` ``(x, fx, u, beta, scale, eps)``  ``estimators``
+direction          :class:`DirectionRule` ``(solver, before, estimate)``        ``momentum``, ``prior``
+stepping           :class:`StepRule` ``(x, fx, g, step, eps, retract)``         ``linesearch``
+amending the move  :class:`Behaviour` ``(solver, before, estimate, move)``      ``parts`` (the best probe); the
+                                                                                probe radius: ``radius``,
+                                                                                ``radius_step``, ``noise``
+stopping           :class:`Behaviour` that sets ``converged``                   ``stopping``
+precision          :class:`Precision` ``(beta, value)``                         ``precision``
+=================  ===========================================================  ===============================
 
 Estimators and step rules are generators: they ``yield`` oracle requests (:mod:`zeroopt.requests`) and
 ``return`` their result, so a solver runs alone or in lockstep with others. Parts that read the solver see

@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import Behaviour, DirectionRule, DirectionSampler, SolverContext
+from .base import Behaviour, DirectionRule, DirectionSampler, Precision, SolverContext
 from .constants import (
     PAPER_BETA,
     PAPER_Q,
@@ -42,22 +42,14 @@ from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_ste
 from .momentum import AdaptiveMomentum, ChainedDirections
 from .noise import RadiusAboveNoise
 from .orthogonal import OrthogonalDirections
-from .parts import (
-    BestProbe,
-    DiminishingReturnsRule,
-    FixedPrecision,
-    NoProgressRule,
-    Precision,
-    PrecisionFollowsBeta,
-    PrecisionFollowsValue,
-    SqrtProbeGrowth,
-    StallRule,
-)
+from .parts import BestProbe, SqrtProbeGrowth
+from .precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
 from .prior import HistoryPrior
 from .radius import RadiusFollowsBalance
 from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from .shaping import IterateShapedProbes
 from .solver import ComposedSolver, StepRule
+from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __all__ = [
     "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
