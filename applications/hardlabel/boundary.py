@@ -194,8 +194,8 @@ class BoundaryOracleGroup(OracleGroup):
             if device_x0 is not None:  # the rows built on the model's device, in its namespace
                 lo, hi = self._device_bounds
                 xp = namespace(device_x0)
-                points = xp.stack([s.ray.point(s.nxt, lo, hi) for s in sending])  # type: ignore[union-attr]
-                points = xp.astype(points, xp.float32)
+                rows = Ray.points([s.ray for s in sending], [s.nxt for s in sending], lo, hi)  # type: ignore[misc]
+                points = xp.astype(rows, xp.float32)
             else:
                 points = np.empty((len(sending), self.images[sending[0].owner].x0.size), dtype=np.float32)
                 row = np.empty(points.shape[1])
