@@ -1,4 +1,4 @@
-"""ModelOptions(arrays="model"): the attack computes in torch tensors on the model's device, with the numpy run's result.
+"""ModelOptions(arrays="model"): the attack computes in torch tensors on the model's device, with numpy's result.
 
 Every solver part, every ray and every batch is then a tensor where the model lives (on a GPU, no batch crosses
 from the host). The arithmetic is the same IEEE operations in another library, and the points the model sees are
@@ -52,6 +52,7 @@ def test_the_solver_and_the_rays_run_on_tensors(digits: tuple, monkeypatch: pyte
     seen: dict[str, int] = {"tensor iterates": 0, "numpy iterates": 0, "tensor rays": 0}
     step = zeroopt.solver.ComposedSolver.step_generator
     make = Ray.make.__func__  # type: ignore[attr-defined]
+    make_many = Ray.make_many.__func__  # type: ignore[attr-defined]
 
     def counting_step(self, state):  # type: ignore[no-untyped-def]
         seen["tensor iterates" if isinstance(state.x, torch.Tensor) else "numpy iterates"] += 1
@@ -61,8 +62,13 @@ def test_the_solver_and_the_rays_run_on_tensors(digits: tuple, monkeypatch: pyte
         seen["tensor rays"] += isinstance(theta, torch.Tensor)
         return make(cls, x0, theta, *args, **kwargs)
 
+    def counting_make_many(cls, x0, thetas, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen["tensor rays"] += len(thetas) if isinstance(thetas, torch.Tensor) else 0
+        return make_many(cls, x0, thetas, *args, **kwargs)
+
     monkeypatch.setattr(zeroopt.solver.ComposedSolver, "step_generator", counting_step)
     monkeypatch.setattr(Ray, "make", classmethod(counting_make))
+    monkeypatch.setattr(Ray, "make_many", classmethod(counting_make_many))
     attack(model, x[:2], y[:2], budget=400, seed=0, n_classes=10, model_options=ModelOptions(arrays="model"))
     assert seen["tensor iterates"] > 0 and seen["numpy iterates"] == 0 and seen["tensor rays"] > 100
 

@@ -214,12 +214,21 @@ class BoundaryOracleGroup(OracleGroup):
     def remaining(self, member: int) -> int | float:
         return self.images[member].ledger.remaining
 
+    def _rays(self, owner: int, points: Any, *, reach: bool = True) -> list[Ray | None] | None:
+        """On the model's device, the rays of all ``points`` at once (:meth:`Ray.make_many`); ``None`` in numpy."""
+        img = self.images[owner]
+        if img.x0_device is None:
+            return None
+        lo, hi = self._device_bounds
+        return Ray.make_many(img.x0_device, like(points, img.x0_device), lo, hi, reach=reach,
+                             lengths=self.distance.lengths)
+
     def _value_search(self, owner: int, p: NDArray[np.float64], hint: float, lower: float, upper: float,
-                      eps: float, cap: float) -> RaySearch:
+                      eps: float, cap: float, ray: Ray | None | str = "make") -> RaySearch:
         """A search for g at ``p``: Algorithm 1 around ``hint``, or — when an earlier answer bracketed it in
         [``lower``, ``hint``], ``hint`` labelled adversarial — a bisection of that bracket, no query to start.
         A finite ``upper`` (labelled adversarial already) ends Algorithm 1's bracket without a query."""
-        ray = self.ray(owner, p)
+        ray = self.ray(owner, p) if ray == "make" else ray
         if math.isfinite(hint) and math.isfinite(lower) and 0.0 <= lower < hint < cap:
             return RaySearch(owner, ray, hint, eps, "global", cap, self.ratio, self.growth, lo=lower)
         hi = upper if math.isfinite(upper) and 0.0 < upper < cap else math.inf
@@ -235,12 +244,16 @@ class BoundaryOracleGroup(OracleGroup):
                 hints = req.hints if req.hints is not None else np.full(len(req.points), math.nan)
                 lower = req.lower if req.lower is not None else np.full(len(req.points), math.nan)
                 upper = req.upper if req.upper is not None else np.full(len(req.points), math.nan)
-                for p, h, low, up in zip(req.points, hints, lower, upper, strict=True):
-                    searches.append(self._value_search(owner, p, float(h), float(low), float(up), eps, cap))
+                rays = self._rays(owner, req.points)
+                for k, (p, h, low, up) in enumerate(zip(req.points, hints, lower, upper, strict=True)):
+                    ray = "make" if rays is None else rays[k]
+                    searches.append(self._value_search(owner, p, float(h), float(low), float(up), eps, cap, ray))
             elif isinstance(req, Compare):
-                for p, level in zip(req.points, req.levels, strict=True):
+                rays = self._rays(owner, req.points, reach=False)
+                for k, (p, level) in enumerate(zip(req.points, req.levels, strict=True)):
                     # (a comparison asks once at its level: no need for where the ray leaves the box)
-                    searches.append(RaySearch(owner, self.ray(owner, p, reach=False), float(level), 0.0, "compare"))
+                    ray = self.ray(owner, p, reach=False) if rays is None else rays[k]
+                    searches.append(RaySearch(owner, ray, float(level), 0.0, "compare"))
             elif not isinstance(req, FlatCoordinates):  # (answered below, at no query)
                 raise TypeError(f"unknown request {type(req).__name__}")
             per_request.append(searches)

@@ -32,6 +32,11 @@ class Distance:
             return vector_norm(theta) if self.ord is None else float(namespace(theta).max(namespace(theta).abs(theta)))
         return float(np.linalg.norm(theta, ord=self.ord))
 
+    def lengths(self, thetas: Any) -> Any:
+        """‖θ‖ of each row of another library's ``(m, d)`` array, in its namespace."""
+        xp = namespace(thetas)
+        return xp.linalg.vector_norm(thetas, axis=1) if self.ord is None else xp.max(xp.abs(thetas), axis=1)
+
     def of(self, deltas: NDArray[np.float64]) -> NDArray[np.float64]:
         """‖δ‖ of each row of ``deltas`` ``(n, d)``."""
         return np.linalg.norm(deltas, ord=self.ord, axis=1)

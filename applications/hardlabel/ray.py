@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt.arrays import is_foreign, namespace
+from zeroopt.arrays import host, is_foreign, namespace
 from zeroopt.arrays import norm as vector_norm
 
 __all__ = ["Bound", "Ray"]
@@ -70,6 +70,32 @@ class Ray:
             to_bound = xp.where(u > 0, (hi - x0) / u, xp.where(u < 0, (lo - x0) / u, xp.zeros_like(u)))
             ray.lam_max = float(xp.max(to_bound))
         return ray
+
+    @classmethod
+    def make_many(cls, x0: Any, thetas: Any, lo: Any, hi: Any, *, reach: bool = True,
+                  lengths: Callable[[Any], Any] | None = None) -> list[Ray | None]:
+        """:meth:`make` for each row of ``thetas``, arrays on the model's device: the norms and where each ray leaves
+        the box in one pass over the batch, with one copy of each to the host instead of one per ray.
+        ``lengths``: the rows' norms (default L2)."""
+        xp = namespace(thetas)
+        norms = xp.linalg.vector_norm(thetas, axis=1) if lengths is None else lengths(thetas)
+        on_host = host(norms)
+        ok = np.isfinite(on_host) & (on_host != 0.0)
+        units = thetas / xp.where(norms == 0, xp.ones_like(norms), norms)[:, None]
+        lam_max = np.full(len(on_host), math.inf)
+        if reach:
+            to_bound = xp.where(units > 0, (hi - x0) / units,
+                                xp.where(units < 0, (lo - x0) / units, xp.zeros_like(units)))
+            lam_max = host(xp.max(to_bound, axis=1))
+        rays: list[Ray | None] = []
+        for i in range(len(on_host)):
+            if not ok[i]:
+                rays.append(None)
+                continue
+            ray = cls(x0, thetas[i], float(on_host[i]), float(lam_max[i]))
+            ray._unit = units[i]
+            rays.append(ray)
+        return rays
 
     @staticmethod
     def points(rays: list[Ray], lams: list[float], lo: Any, hi: Any) -> Any:
