@@ -220,8 +220,8 @@ class BoundaryOracleGroup(OracleGroup):
         if img.x0_device is None:
             return None
         lo, hi = self._device_bounds
-        return Ray.make_many(img.x0_device, like(points, img.x0_device), lo, hi, reach=reach,
-                             lengths=self.distance.lengths)
+        thetas = like(points, img.x0_device)
+        return Ray.make_many(img.x0_device, thetas, lo, hi, reach=reach, norms=self.distance.lengths(thetas))
 
     def _value_search(self, owner: int, p: NDArray[np.float64], hint: float, lower: float, upper: float,
                       eps: float, cap: float, ray: Ray | None | str = "make") -> RaySearch:

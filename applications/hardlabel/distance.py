@@ -29,7 +29,7 @@ class Distance:
     def length(self, theta: NDArray[np.float64]) -> float:
         """‖θ‖ of one flat vector (of any array namespace)."""
         if is_foreign(theta):
-            return vector_norm(theta) if self.ord is None else float(namespace(theta).max(namespace(theta).abs(theta)))
+            return vector_norm(theta) if self.ord is None else float(self.lengths(theta[None, :])[0])
         return float(np.linalg.norm(theta, ord=self.ord))
 
     def lengths(self, thetas: Any) -> Any:

@@ -9,8 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt.arrays import host, is_foreign, namespace
-from zeroopt.arrays import norm as vector_norm
+from zeroopt.arrays import host, is_foreign, like, namespace
 
 __all__ = ["Bound", "Ray"]
 
@@ -44,8 +43,9 @@ class Ray:
         ``reach``, ``lam_max`` is left infinite: enough for a comparison's single query at a given λ (clipped all
         the same), and it spares the pass over every feature that finds where the ray leaves the box.
         ``length``: the norm λ is measured in (default L2), so that the point at λ is that far from ``x0``."""
-        if is_foreign(theta):  # the model's device arrays: the same arithmetic in their namespace
-            return cls._make_foreign(x0, theta, lo, hi, reach=reach, length=length)
+        if is_foreign(theta):  # the model's device arrays: one row of make_many, the same arithmetic
+            norms = None if length is None else np.array([length(theta)])
+            return cls.make_many(x0, theta[None, :], lo, hi, reach=reach, norms=norms)[0]
         norm = float(np.linalg.norm(theta)) if length is None else length(theta)
         if not np.isfinite(norm) or norm == 0.0:
             return None
@@ -59,26 +59,13 @@ class Ray:
         return ray
 
     @classmethod
-    def _make_foreign(cls, x0: Any, theta: Any, lo: Any, hi: Any, *, reach: bool,
-                      length: Callable[[Any], float] | None) -> Ray | None:
-        norm = vector_norm(theta) if length is None else length(theta)
-        if not math.isfinite(norm) or norm == 0.0:
-            return None
-        ray = cls(x0, theta, norm, math.inf)
-        if reach:
-            xp, u = namespace(theta), ray.direction
-            to_bound = xp.where(u > 0, (hi - x0) / u, xp.where(u < 0, (lo - x0) / u, xp.zeros_like(u)))
-            ray.lam_max = float(xp.max(to_bound))
-        return ray
-
-    @classmethod
     def make_many(cls, x0: Any, thetas: Any, lo: Any, hi: Any, *, reach: bool = True,
-                  lengths: Callable[[Any], Any] | None = None) -> list[Ray | None]:
+                  norms: Any = None) -> list[Ray | None]:
         """:meth:`make` for each row of ``thetas``, arrays on the model's device: the norms and where each ray leaves
         the box in one pass over the batch, with one copy of each to the host instead of one per ray.
-        ``lengths``: the rows' norms (default L2)."""
+        ``norms``: the rows' norms in the attack's distance, on the device or the host (default L2)."""
         xp = namespace(thetas)
-        norms = xp.linalg.vector_norm(thetas, axis=1) if lengths is None else lengths(thetas)
+        norms = xp.linalg.vector_norm(thetas, axis=1) if norms is None else like(norms, thetas)
         on_host = host(norms)
         ok = np.isfinite(on_host) & (on_host != 0.0)
         units = thetas / xp.where(norms == 0, xp.ones_like(norms), norms)[:, None]
@@ -112,10 +99,6 @@ class Ray:
 
     def point(self, lam: float, lo: Bound, hi: Bound, out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
         """``clip(x0 + λ·direction)``, written into ``out`` when given (same values to the bit either way)."""
-        if is_foreign(self._theta):
-            xp = namespace(self._theta)
-            row = (self._theta / self._norm if self._unit is None else self._unit) * lam + self.x0
-            return xp.clip(row, lo, hi)
         if self._unit is None:
             row = np.divide(self._theta, self._norm, out=out)
             np.multiply(row, lam, out=row)
@@ -123,3 +106,4 @@ class Ray:
             row = np.multiply(self._unit, lam, out=out)
         np.add(row, self.x0, out=row)
         return np.clip(row, lo, hi, out=row)
+
