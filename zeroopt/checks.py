@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .arrays import host, is_foreign, norm
+from .arrays import host, is_foreign, namespace, norm
 from .errors import NonFiniteValueError, ObjectiveError
 
 __all__ = [
@@ -66,9 +66,9 @@ def check_x0(x0: ArrayLike) -> NDArray[np.float64]:
     An array of another library (one with ``__array_namespace__``: a torch tensor, say) is checked on the host
     and returned as it is, so the run computes in its namespace and on its device (:mod:`zeroopt.arrays`)."""
     if is_foreign(x0):
-        check_x0(host(x0))
-        if "float" not in str(x0.dtype):
+        if not namespace(x0).isdtype(x0.dtype, "real floating"):
             raise TypeError(f"x0 must be a floating-point array, got dtype {x0.dtype}; convert it to float64")
+        check_x0(host(x0))
         return x0  # type: ignore[return-value]
     arr = np.asarray(x0)
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
