@@ -79,3 +79,33 @@ def test_an_entry_with_the_noise_option_is_its_solver_without_noise_and_stays_wi
     assert run_one(smooth, "rgf+noise", 150, 5, math.inf)["trace"] == run_one(smooth, "rgf", 150, 5, math.inf)["trace"]
     rec = run_one(noisy, "coordinate+noise", 150, 5, math.inf)
     assert rec["calls"] <= 150 and rec["ending"] in ("budget", "stopped")
+
+
+def test_noisy_variants_run_at_several_seeds_each_one_problem_of_the_profiles(tmp_path) -> None:
+    from benchmarks.dfo.run import Plan, execute
+
+    cache = tmp_path / "cache"
+    argv = ["--set", "more-wild", "--problems", "7,13", "--kappa-max", "10", "--solvers", "rgf,Powell",
+            "--variants", "smooth,stochastic", "--noisy-seeds", "2", "--cache", str(cache), "--out", str(tmp_path)]
+    assert main(argv) == 0
+    rosen = cache / "more-wild" / "stochastic" / "rosenbrock_n2_s0"
+    assert sorted(p.name for p in rosen.iterdir()) == ["Powell.json", "Powell.seed1.json", "rgf.json",
+                                                       "rgf.seed1.json"]
+    assert sorted(p.name for p in (cache / "more-wild" / "smooth" / "rosenbrock_n2_s0").iterdir()) == [
+        "Powell.json", "rgf.json"]
+    zero, one = (json.loads((rosen / f"Powell{s}.json").read_text()) for s in ("", ".seed1"))
+    assert (zero["seed"], one["seed"]) == (0, 1) and zero["trace"] != one["trace"]  # other noise draws
+    data = json.loads((tmp_path / "more-wild.json").read_text())["variants"]
+    assert data["smooth"]["seeds"] == [0] and "area_per_seed" not in data["smooth"]
+    sto = data["stochastic"]
+    assert sto["seeds"] == [0, 1]
+    for tau, areas in sto["area"].items():  # 2 problems at each of 2 seeds: the area is the seeds' mean
+        for s, a in areas.items():
+            assert a == pytest.approx(np.mean(sto["area_per_seed"][tau][s]), abs=1.5e-3)
+    page = (tmp_path / "more-wild.md").read_text()
+    assert "area per seed (0, 1)" in page and "Seeds: stochastic at 2 seeds" in page
+    # A plan at seed 1 reads seed 1's records, not seed 0's, and runs nothing again.
+    mtimes = {p: p.stat().st_mtime_ns for p in cache.rglob("*.json")}
+    again = execute(Plan("more-wild", ("stochastic",), ("Powell",), 10, (7,), seed=1), cache)
+    assert again["stochastic"]["rosenbrock_n2_s0"]["Powell"]["trace"] == one["trace"]
+    assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.json")} == mtimes

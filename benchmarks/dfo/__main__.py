@@ -15,7 +15,7 @@ from ..pages import command_line
 from .more_wild import NOISE_LEVEL
 from .peers import PEERS, ZEROOPT_SOLVERS, available
 from .report import page, summarise
-from .run import Plan, execute
+from .run import NOISY_VARIANTS, Plan, execute
 
 #: Peers left out of the high-dimensional set by default: at d = 100 one evaluation costs them ~0.1 s of their
 #: own linear algebra (COBYQA measured at 98 ms/evaluation), hours for a run of a few hundred (d + 1).
@@ -33,11 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--problems", default="", help="Moré–Wild problem numbers, comma list (default all 53)")
     ap.add_argument("--dims", default="100", help="high-dimensional set's d, comma list")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--noisy-seeds", type=int, default=1, help="seeds for the noisy variants: --seed, --seed + 1, "
+                    "…; each (problem, seed) is one problem of their profiles (the other variants run at --seed)")
     ap.add_argument("--seconds", type=float, default=math.inf, help="wall-clock limit per run")
     ap.add_argument("--quick", action="store_true", help="4 Moré–Wild problems at κ ≤ 20, d = 100 at κ ≤ 5")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "zeroopt" / "dfo")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/dfo"))
     args = ap.parse_args(argv)
+    if args.noisy_seeds < 1:
+        ap.error("--noisy-seeds must be at least 1")
     command = command_line("dfo", argv)
     solvers = [s for s in args.solvers.split(",") if s] or [*ZEROOPT_SOLVERS, *PEERS]
     unknown = [s for s in solvers if s not in ZEROOPT_SOLVERS and s not in PEERS]
@@ -55,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     common = [
         "Every evaluation goes through one counting wrapper that also enforces the budget (the evaluation past it "
         "raises, which stops a peer; the best value seen is kept). Same start, same noise draws (the k-th "
-        "evaluation of every solver gets the same draw), one run per (problem, solver), default settings; peers "
+        "evaluation of every solver gets the same draw), one run per (problem, solver, seed), default settings; peers "
         "that take a first step size get 0.1·max(‖x0‖∞, 1) (Py-BOBYQA's default).",
         "Convergence test (Moré & Wild 2009): f(x0) − f ≥ (1 − τ)(f(x0) − f_L), f the best value a solver saw, "
         "f_L the best any solver saw on the problem; κ counts simplex gradients, evaluations / (n + 1).",
@@ -68,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     for set_name in sets:
         if set_name == "more-wild":
             variants = tuple(chosen or ("smooth", "deterministic", "stochastic", "nondiff"))
-            plan = Plan(set_name, variants, tuple(solvers), kappa, indices, seed=args.seed, seconds=args.seconds)
+            plan = Plan(set_name, variants, tuple(solvers), kappa, indices, seed=args.seed, seconds=args.seconds,
+                        noisy_seeds=args.noisy_seeds)
             notes_set = [*notes, *common, f"Noisy variants: ε_f = {NOISE_LEVEL:g} (relative), f(x0) for the "
                          "stochastic one without its draw.", f"Budget: {kappa}(n + 1) evaluations; problems: "
                          f"{'all 53' if not indices else ', '.join(map(str, indices))}."]
@@ -76,12 +81,19 @@ def main(argv: list[str] | None = None) -> int:
             variants = tuple(chosen or ("smooth", "noisy"))
             kept = tuple(s for s in solvers if s not in SLOW_IN_HIGH_D)
             left = [s for s in solvers if s in SLOW_IN_HIGH_D]
-            plan = Plan(set_name, variants, kept, hd_kappa, dims=dims, seed=args.seed, seconds=args.seconds)
+            plan = Plan(set_name, variants, kept, hd_kappa, dims=dims, seed=args.seed, seconds=args.seconds,
+                        noisy_seeds=args.noisy_seeds)
             notes_set = [*notes, *common, "Noisy variant: zeroopt's NoisyOracle, uniform error in [−ε, ε], "
                          "ε = 1e-4 (f(x0) − f*).", f"Budget: {hd_kappa}(d + 1) evaluations; d = {dims}."]
             if left:
                 notes_set.append(f"Left out here: {', '.join(left)} (about 0.1 s of their own work per "
                                  "evaluation at d = 100: COBYQA measured at 98 ms).")
+        noisy = [v for v in variants if v in NOISY_VARIANTS]
+        if args.noisy_seeds > 1 and noisy:
+            notes_set.append(f"Seeds: {', '.join(noisy)} at {args.noisy_seeds} seeds ({args.seed}…"
+                             f"{args.seed + args.noisy_seeds - 1}; noise and solver draws both change), each "
+                             "(problem, seed) one problem of the profiles with its own f_L; the other variants at "
+                             f"seed {args.seed}.")
         records = execute(plan, args.cache)
         summaries = {v: summarise(records[v], list(plan.solvers), plan.kappa_max) for v in variants}
         name = f"{set_name}{'-quick' if args.quick else ''}.md"

@@ -23,8 +23,11 @@ def summarise(records: dict[str, dict[str, dict[str, Any]]], solvers: list[str],
     dims = [next(iter(records[p].values()))["n"] for p in names]
     f0 = {p: next(iter(records[p].values()))["f0"] for p in names}
     runs = {p: {s: records[p][s]["trace"] for s in solvers if s in records[p]} for p in names}
+    # Each problem at each seed is one problem of the profiles; the areas per seed show their spread.
+    seed_of = [next(iter(records[p].values())).get("seed", 0) for p in names]
+    seeds = sorted(set(seed_of))
     kappas = np.arange(1, kappa_max + 1)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"seeds": seeds}
     for tau in TAUS:
         times = solve_times(runs, f0, tau, solvers)
         dp = data_profile(times, dims, kappas)
@@ -36,6 +39,10 @@ def summarise(records: dict[str, dict[str, dict[str, Any]]], solvers: list[str],
             "performance": {s: [round(float(v), 2) for v in pp[j]] for j, s in enumerate(solvers)},
             "curve": dp,
         }
+        if len(seeds) > 1:
+            rows = [[i for i, k in enumerate(seed_of) if k == seed] for seed in seeds]
+            per = [area(data_profile(times[r], [dims[i] for i in r], kappas)) for r in rows]
+            out[f"{tau:g}"]["area_per_seed"] = {s: [round(float(a[j]), 3) for a in per] for j, s in enumerate(solvers)}
     out["kappas"] = [k for k in SHOWN_KAPPAS if k <= kappa_max]
     out["f_low"] = {p: float(f"{min((r['trace'][-1][1] for r in records[p].values() if r['trace']), default=0):.4g}")
                     for p in names}
@@ -82,14 +89,17 @@ def plot(summaries: dict[str, dict[str, Any]], solvers: list[str], path: Path, t
 
 def _table(summary: dict[str, Any], tau: str, solvers: list[str]) -> list[str]:
     kappas = summary["kappas"]
-    lines = ["| solver | " + " | ".join(f"κ={k}" for k in kappas) + " | area |",
-             "|---|" + "---|" * (len(kappas) + 1)]
+    per_seed = summary[tau].get("area_per_seed")
+    extra = f" area per seed ({', '.join(map(str, summary['seeds']))}) |" if per_seed else ""
+    lines = ["| solver | " + " | ".join(f"κ={k}" for k in kappas) + " | area |" + extra,
+             "|---|" + "---|" * (len(kappas) + 1 + bool(per_seed))]
     best = max(summary[tau]["area"].values())
     for s in sorted(solvers, key=lambda s: -summary[tau]["area"][s]):
         a = summary[tau]["area"][s]
         name = f"**{s}**" if s in ZEROOPT_SOLVERS else s
         cells = " | ".join(f"{v:.2f}" for v in summary[tau]["data"][s])
-        lines.append(f"| {name} | {cells} | {a:.3f}{' (best)' if a == best else ''} |")
+        spread = f" {' / '.join(f'{v:.3f}' for v in per_seed[s])} |" if per_seed else ""
+        lines.append(f"| {name} | {cells} | {a:.3f}{' (best)' if a == best else ''} |{spread}")
     return lines
 
 
@@ -120,8 +130,10 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
         lines.append("")
     # The JSON keeps what the goals read (areas at every τ, the τ = 1e-3 profile at the shown κ); the page the rest.
     data = {"command": command, **meta, "solvers": solvers, "kappas": next(iter(summaries.values()))["kappas"],
-            "variants": {v: {"area": {f"{t:g}": s[f"{t:g}"]["area"] for t in TAUS},
-                             "data_1e-3": s[f"{1e-3:g}"]["data"]} for v, s in summaries.items()}}
+            "variants": {v: {"seeds": s["seeds"], "area": {f"{t:g}": s[f"{t:g}"]["area"] for t in TAUS},
+                             "data_1e-3": s[f"{1e-3:g}"]["data"],
+                             **({"area_per_seed": {f"{t:g}": s[f"{t:g}"]["area_per_seed"] for t in TAUS}}
+                                if len(s["seeds"]) > 1 else {})} for v, s in summaries.items()}}
     return write_page(out, lines, data)
 
 

@@ -1,8 +1,10 @@
-"""Running the comparison: every (set, variant, problem, solver) once, each run's record cached, so a run resumes.
+"""Running the comparison: every (set, variant, problem, seed, solver) once, each run cached, so a run resumes.
 
-A record (``<cache>/<set>/<variant>/<problem>/<solver>.json``) holds the run's best-value trace, its budget and
-how it ended; a later invocation skips a run whose record covers the requested budget (a trace at a larger budget
-contains every smaller one).
+A record (``<cache>/<set>/<variant>/<problem>/<solver>.json``, ``<solver>.seed<k>.json`` for a seed k other than
+0) holds the run's best-value trace, its budget and how it ended; a later invocation skips a run whose record
+covers the requested budget (a trace at a larger budget contains every smaller one). The noisy variants can run
+at several seeds (``noisy_seeds``): each (problem, seed) is one problem of the profiles, with its own noise draws,
+its own solver draws and its own f_L.
 """
 
 from __future__ import annotations
@@ -38,20 +40,31 @@ class Plan:
     dims: tuple[int, ...] = (100,)
     seed: int = 0
     seconds: float = math.inf
+    noisy_seeds: int = 1
+
+    def seeds(self, variant: str) -> tuple[int, ...]:
+        """The seeds ``variant`` runs at: ``seed`` … ``seed + noisy_seeds - 1`` with noise, ``seed`` alone without."""
+        return tuple(range(self.seed, self.seed + (self.noisy_seeds if variant in NOISY_VARIANTS else 1)))
+
+
+#: The variants whose answers carry noise (Moré–Wild's two, the high-dimensional set's one).
+NOISY_VARIANTS = ("deterministic", "stochastic", "noisy")
 
 
 def _key(*parts: str) -> int:
     return zlib.crc32("/".join(parts).encode())
 
 
-def build(plan: Plan, variant: str) -> list[Problem]:
-    """The plan's problems in ``variant``, each with its noise seed (one per problem, shared by every solver)."""
+def build(plan: Plan, variant: str, seed: int | None = None) -> list[Problem]:
+    """The plan's problems in ``variant``, each with its noise seed (one per problem and ``seed``, default the
+    plan's; shared by every solver)."""
+    seed = plan.seed if seed is None else seed
     if plan.set_name == "more-wild":
         base = problems(variant, list(plan.indices) or None)
         return [p.__class__(p.name, p.family, p.n, p.x0, p.smooth_f, p.variant, p.noise_level,
-                            _seed(plan.seed, "noise", p.name)) for p in base]
+                            _seed(seed, "noise", p.name)) for p in base]
     made = high_dim_problems(variant, plan.dims)
-    return [HighDimProblem(p.name, p.family, p.n, p.base, p.variant, _seed(plan.seed, "noise", p.name)) for p in made]
+    return [HighDimProblem(p.name, p.family, p.n, p.base, p.variant, _seed(seed, "noise", p.name)) for p in made]
 
 
 def _seed(seed: int, *parts: str) -> int:
@@ -104,26 +117,41 @@ def load(path: Path, budget: int) -> dict[str, Any] | None:
     return rec
 
 
+def record_path(cache: Path, set_name: str, variant: str, problem: str, solver: str, seed: int) -> Path:
+    """Where a run's record is cached (seed 0 without a suffix)."""
+    return cache / set_name / variant / problem / (f"{solver}.json" if seed == 0 else f"{solver}.seed{seed}.json")
+
+
+def instance(problem: str, seed: int, seeds: tuple[int, ...]) -> str:
+    """A problem's name in the profiles: its own at one seed, with the seed where a variant runs at several."""
+    return problem if len(seeds) == 1 else f"{problem} seed {seed}"
+
+
 def execute(plan: Plan, cache: Path, log: Any = sys.stderr) -> dict[str, dict[str, dict[str, Any]]]:
-    """Run (or read from ``cache``) every run of ``plan``: ``{variant: {problem: {solver: record}}}``."""
+    """Run (or read from ``cache``) every run of ``plan``: ``{variant: {instance: {solver: record}}}``, an
+    instance being a problem at one seed (:func:`instance`); each record carries its ``seed``."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     solvers = [s for s in plan.solvers if available(s)]
     for variant in plan.variants:
         out[variant] = {}
-        for p in build(plan, variant):
-            budget = plan.kappa_max * (p.n + 1)
-            out[variant][p.name] = {}
-            for solver in solvers:
-                path = cache / plan.set_name / variant / p.name / f"{solver}.json"
-                rec = load(path, budget)
-                if rec is None:
-                    # An entry with an option set draws as its solver does: the two runs differ by the option alone.
-                    drawn = ZEROOPT_VARIANTS.get(solver, (solver,))[0]
-                    rec = run_one(p, solver, budget, _seed(plan.seed, "solver", p.name, drawn), plan.seconds)
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(json.dumps(rec))
-                    best = rec["trace"][-1][1] if rec["trace"] else math.inf
-                    print(f"{plan.set_name} {variant} {p.name} {solver}: {rec['calls']} evals, best {best:.6g}, "
-                          f"{rec['seconds']} s, {rec['ending']}", file=log, flush=True)
-                out[variant][p.name][solver] = rec
+        seeds = plan.seeds(variant)
+        for seed in seeds:
+            for p in build(plan, variant, seed):
+                budget = plan.kappa_max * (p.n + 1)
+                runs = out[variant][instance(p.name, seed, seeds)] = {}
+                for solver in solvers:
+                    path = record_path(cache, plan.set_name, variant, p.name, solver, seed)
+                    rec = load(path, budget)
+                    if rec is None:
+                        # An entry with an option set draws as its solver does: the runs differ by the option alone.
+                        drawn = ZEROOPT_VARIANTS.get(solver, (solver,))[0]
+                        rec = run_one(p, solver, budget, _seed(seed, "solver", p.name, drawn), plan.seconds)
+                        rec["seed"] = seed
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        path.write_text(json.dumps(rec))
+                        best = rec["trace"][-1][1] if rec["trace"] else math.inf
+                        print(f"{plan.set_name} {variant} {p.name} seed {seed} {solver}: {rec['calls']} evals, best "
+                              f"{best:.6g}, {rec['seconds']} s, {rec['ending']}", file=log, flush=True)
+                    rec.setdefault("seed", seed)
+                    runs[solver] = rec
     return out
