@@ -109,3 +109,15 @@ def test_noisy_variants_run_at_several_seeds_each_one_problem_of_the_profiles(tm
     again = execute(Plan("more-wild", ("stochastic",), ("Powell",), 10, (7,), seed=1), cache)
     assert again["stochastic"]["rosenbrock_n2_s0"]["Powell"]["trace"] == one["trace"]
     assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.json")} == mtimes
+
+
+def test_a_record_covers_a_smaller_budget_only(tmp_path) -> None:
+    from benchmarks.dfo.run import load
+
+    path = tmp_path / "rgf.json"
+    # zeroopt and scipy stop themselves at the budget they are given and report a normal stop.
+    path.write_text(json.dumps({"budget": 30, "calls": 30, "ending": "stopped", "trace": [[1, 5.0], [20, 1.0]]}))
+    assert load(path, 60) is None
+    assert load(path, 30)["trace"] == [[1, 5.0], [20, 1.0]]
+    assert load(path, 10)["trace"] == [[1, 5.0]]
+    assert load(tmp_path / "missing.json", 10) is None

@@ -1,10 +1,10 @@
 """Running the comparison: every (set, variant, problem, seed, solver) once, each run cached, so a run resumes.
 
 A record (``<cache>/<set>/<variant>/<problem>/<solver>.json``, ``<solver>.seed<k>.json`` for a seed k other than
-0) holds the run's best-value trace, its budget and how it ended; a later invocation skips a run whose record
-covers the requested budget (a trace at a larger budget contains every smaller one). The noisy variants can run
-at several seeds (``noisy_seeds``): each (problem, seed) is one problem of the profiles, with its own noise draws,
-its own solver draws and its own f_L.
+0) holds the run's best-value trace, its budget and how it ended; a later invocation skips a run whose record was
+made at the requested budget or a larger one (a trace at a larger budget contains every smaller one). The noisy
+variants can run at several seeds (``noisy_seeds``): each (problem, seed) is one problem of the profiles, with its
+own noise draws, its own solver draws and its own f_L.
 """
 
 from __future__ import annotations
@@ -107,11 +107,16 @@ def run_one(p: Problem, solver: str, budget: int, seed: int, seconds: float) -> 
 
 
 def load(path: Path, budget: int) -> dict[str, Any] | None:
-    """A cached record covering ``budget`` (its trace cut there), or None."""
+    """A cached record covering ``budget`` (its trace cut there), or None.
+
+    Only a run made at ``budget`` or more covers it: a run that ended on its own below its budget may still have
+    been shaped by it (zeroopt's solvers, scipy's ``maxfev`` and Py-BOBYQA's ``maxfun`` stop themselves there and
+    report a normal stop, and Py-BOBYQA's restarts read its budget).
+    """
     if not path.exists():
         return None
     rec = json.loads(path.read_text())
-    if rec["budget"] < budget and rec["ending"] in ("budget", "time limit"):
+    if rec["budget"] < budget:
         return None
     rec["trace"] = [t for t in rec["trace"] if t[0] <= budget]
     return rec
