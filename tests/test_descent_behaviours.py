@@ -19,8 +19,8 @@ def test_own_behaviours_run_after_the_step_rule_and_before_the_stall_rule() -> N
     opts = zeroopt.DescentOptions(q=4, step_min=1e-4, step_reset=0.5)
     solver = zeroopt.descent_solver("mine", opts, zeroopt.forward_difference, best_probe=True,
                                     behaviours=(tiny_steps,))
-    names = [type(b).__name__ for b in solver.behaviours]
-    assert names == ["BestProbe", "function", "StallRule"]
+    names = [type(b).__name__ for b in solver.parts if b.stage in ("amend", "stop")]
+    assert names == ["BestProbe", "Amend", "StallRule"]
     res = zeroopt.run_solver(solver, np.ones(6), rng=np.random.default_rng(0), max_iter=3)
     group = zeroopt.IndependentGroup([zeroopt.as_oracle(lambda x: float(x @ x), (6,), budget=500)])
     (out,) = zeroopt.drive([res], group)
@@ -30,4 +30,4 @@ def test_own_behaviours_run_after_the_step_rule_and_before_the_stall_rule() -> N
 def test_without_own_behaviours_the_chain_is_as_before() -> None:
     opts = zeroopt.DescentOptions(q=4)
     plain = zeroopt.descent_solver("plain", opts, zeroopt.forward_difference)
-    assert [type(b).__name__ for b in plain.behaviours] == ["StallRule"]
+    assert [type(b).__name__ for b in plain.parts if b.stage in ("amend", "stop")] == ["StallRule"]

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import zeroopt
+from zeroopt.base import SolverState
 from zeroopt.estimators import GradientEstimate
 from zeroopt.oracle import Comparison
-from zeroopt.solver import SolverState
 
 
 def _run(estimator, u: np.ndarray, below_of, beta: float = 0.1) -> GradientEstimate:  # type: ignore[no-untyped-def]
@@ -93,9 +93,10 @@ def test_the_shrunk_baseline_keeps_the_centred_cosine_under_curvature() -> None:
 
 def test_sign_solvers_take_the_baseline_by_option() -> None:
     ctx = zeroopt.SolverContext(dim=8)
-    assert zeroopt.make_solver("sign", ctx).estimator is zeroopt.sign_of_difference
-    assert zeroopt.make_solver("sign", ctx, baseline=True).estimator is zeroopt.centered_sign_of_difference
-    shrunk = zeroopt.make_solver("sign-growing", ctx, baseline="shrunk").estimator
+    assert zeroopt.make_solver("sign", ctx).find(zeroopt.Estimate).estimator is zeroopt.sign_of_difference
+    centred = zeroopt.make_solver("sign", ctx, baseline=True).find(zeroopt.Estimate)
+    assert centred is not None and centred.estimator is zeroopt.centered_sign_of_difference
+    shrunk = zeroopt.make_solver("sign-growing", ctx, baseline="shrunk").find(zeroopt.Estimate).estimator
     assert shrunk is zeroopt.shrunk_centered_sign_of_difference
     with pytest.raises(TypeError, match="baseline"):
         zeroopt.make_solver("sign-growing", ctx, baseline="yes")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from boundary_oracles import drive_one, linear_group
@@ -284,12 +282,12 @@ def test_relative_precision_follows_the_value_and_only_sign_growing_asks_for_it(
 def test_each_iteration_asks_for_a_precision_at_the_iterate_s_own_value() -> None:
     seen: list[tuple[float, float]] = []
 
-    def recording(beta: float, value: float = float("nan")) -> float:
-        seen.append((beta, value))
-        return 1e-9
+    class Recording(zeroopt.stages.SetsPrecision):
+        def __call__(self, beta: float, value: float = float("nan")) -> float:
+            seen.append((beta, value))
+            return 1e-9
 
-    solver = dataclasses.replace(zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=5)),
-                                 precision=recording)
+    solver = zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=5)).with_part(Recording())
     group = zeroopt.IndependentGroup([zeroopt.as_oracle(lambda x: float(np.sum((x - 1.0) ** 2)) + 1.0, (5,),
                                                         budget=400)])
     (result,) = zeroopt.drive([zeroopt.run_solver(solver, np.zeros(5), rng=np.random.default_rng(0))], group)

@@ -177,7 +177,7 @@ def test_no_progress_rule_counts_iterations_without_improvement() -> None:
         move = zeroopt.Move(np.zeros(2), fx, 0.0, 0.0, 0.1, 0.01, memory=memory)
         moved = rule(solver, state, None, move)  # type: ignore[arg-type]
         outcomes.append(moved.converged)
-        memory = moved.memory  # the memory travels in the move, as in ComposedSolver.step_generator
+        memory = moved.memory  # the memory travels in the move, as in Chain.step_generator
     assert outcomes == [False, False, False, True, False, False, False, True]
     assert dict(state.memory) == {}  # the rule never mutates what it was given
 

@@ -86,11 +86,11 @@ def test_an_estimate_without_terms_passes_unchanged() -> None:
 
 def test_the_options_compose_prior_and_momentum() -> None:
     ctx = zeroopt.SolverContext(dim=4)
-    assert isinstance(zeroopt.make_solver("sign-growing", ctx, history_prior=True).direction, HistoryPrior)
-    both = zeroopt.make_solver("rgf", ctx, history_prior=True, momentum=1.0).direction
-    assert isinstance(both, zeroopt.ChainedDirections)
-    assert [type(r) for r in both.rules] == [HistoryPrior, zeroopt.AdaptiveMomentum]
-    assert zeroopt.make_solver("sign", ctx).direction is None
+    prior = zeroopt.make_solver("sign-growing", ctx, history_prior=True).parts_at("direction")
+    assert [type(p) for p in prior] == [HistoryPrior]
+    both = zeroopt.make_solver("rgf", ctx, history_prior=True, momentum=1.0).parts_at("direction")
+    assert [type(r) for r in both] == [HistoryPrior, zeroopt.AdaptiveMomentum]
+    assert zeroopt.make_solver("sign", ctx).parts_at("direction") == ()
     with pytest.raises(TypeError, match="history_prior"):
         zeroopt.make_solver("sign", ctx, history_prior="yes")
     with pytest.raises(ValueError, match="memory_weight"):

@@ -76,8 +76,8 @@ def test_bad_settings_say_which(kwargs: dict, match: str) -> None:
 
 def test_the_descent_option_builds_the_part_and_checks_its_value() -> None:
     ctx = zeroopt.SolverContext(dim=20)
-    assert zeroopt.make_solver("sign", ctx).probe_history is None
-    assert zeroopt.make_solver("sign", ctx, history_span=5).probe_history == HistorySubspaceProbes(5)
+    assert zeroopt.make_solver("sign", ctx).find(HistorySubspaceProbes) is None
+    assert zeroopt.make_solver("sign", ctx, history_span=5).find(HistorySubspaceProbes) == HistorySubspaceProbes(5)
     with pytest.raises(ValueError, match="history_span"):
         zeroopt.make_solver("sign", ctx, history_span=0)
 

@@ -45,12 +45,12 @@ def test_model_arrays_give_the_numpy_result(digits: tuple, case: str) -> None:
 
 
 def test_the_solver_and_the_rays_run_on_tensors(digits: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
-    import zeroopt.solver
+    import zeroopt
     from applications.hardlabel.ray import Ray
 
     model, x, y = digits
     seen: dict[str, int] = {"tensor iterates": 0, "numpy iterates": 0, "tensor rays": 0}
-    step = zeroopt.solver.ComposedSolver.step_generator
+    step = zeroopt.Chain.step_generator
     make = Ray.make.__func__  # type: ignore[attr-defined]
     make_many = Ray.make_many.__func__  # type: ignore[attr-defined]
 
@@ -66,7 +66,7 @@ def test_the_solver_and_the_rays_run_on_tensors(digits: tuple, monkeypatch: pyte
         seen["tensor rays"] += len(thetas) if isinstance(thetas, torch.Tensor) else 0
         return make_many(cls, x0, thetas, *args, **kwargs)
 
-    monkeypatch.setattr(zeroopt.solver.ComposedSolver, "step_generator", counting_step)
+    monkeypatch.setattr(zeroopt.Chain, "step_generator", counting_step)
     monkeypatch.setattr(Ray, "make", classmethod(counting_make))
     monkeypatch.setattr(Ray, "make_many", classmethod(counting_make_many))
     attack(model, x[:2], y[:2], budget=400, seed=0, n_classes=10, model_options=ModelOptions(arrays="model"))

@@ -127,7 +127,7 @@ def test_the_option_must_be_a_bool() -> None:
 
 def test_the_option_puts_the_rule_after_the_stall_rule() -> None:
     solver = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=3), beta_above_noise=True)
-    names = [type(b).__name__ for b in solver.behaviours]
+    names = [type(b).__name__ for b in solver.parts]
     assert names.index("RadiusAboveNoise") == names.index("StallRule") + 1
     assert "RadiusAboveNoise" not in [type(b).__name__ for b in zeroopt.make_solver(
-        "rgf", zeroopt.SolverContext(dim=3)).behaviours]
+        "rgf", zeroopt.SolverContext(dim=3)).parts]

@@ -72,12 +72,12 @@ def test_sign_growing_probes_orthogonally_on_the_unit_sphere_only() -> None:
     and the paper's solvers keep independent ones; and the probes of one iteration are orthonormal."""
     sphere = zeroopt.SolverContext(dim=40, unit_sphere=True, adjustable_precision=True)
     built = zeroopt.make_solver("sign-growing", sphere)
-    assert isinstance(built.sampler, zeroopt.OrthogonalDirections)
-    assert isinstance(zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=40)).sampler,
-                      zeroopt.SphereDirections)
-    assert isinstance(zeroopt.make_solver("sign", sphere).sampler, zeroopt.SphereDirections)
-    u = built.sampler.sample(np.random.default_rng(0), built.probes(built.init(np.ones(40), 1.0, 0.0,
-                                                                                 np.random.default_rng(0))), 40, 0)
+    assert built.find(zeroopt.OrthogonalDirections) is not None
+    plain = zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=40))
+    assert isinstance(plain.find(zeroopt.Sample).sampler, zeroopt.SphereDirections)
+    assert isinstance(zeroopt.make_solver("sign", sphere).find(zeroopt.Sample).sampler, zeroopt.SphereDirections)
+    q = built.probes(built.init(np.ones(40), 1.0, 0.0, np.random.default_rng(0)))
+    u = built.find(zeroopt.Sample).sampler.sample(np.random.default_rng(0), q, 40, 0)
     assert len(u) == zeroopt.solvers.GROWING_Q_START and np.allclose(u @ u.T, np.eye(len(u)))
 
 
@@ -106,8 +106,10 @@ def test_a_deferred_draw_is_unit_gaussian_rows_not_yet_orthonormal() -> None:
 def test_the_solver_defers_the_draws_orthonormalisation_only_to_a_shape_that_orthonormalises() -> None:
     radial = zeroopt.SolverContext(dim=30, unit_sphere=True, radial=True)
     shaped = zeroopt.make_solver("sign-growing", radial)
-    assert shaped.probe_shape is not None and shaped.probe_shape.orthonormal
-    assert shaped.sampler == zeroopt.OrthogonalDirections(deferred=True)
-    assert zeroopt.make_solver("sign-growing", radial, probe_shape=None).sampler == zeroopt.OrthogonalDirections()
-    assert zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=30, unit_sphere=True)).sampler == \
-        zeroopt.OrthogonalDirections()
+    shape = shaped.find(zeroopt.IterateShapedProbes)
+    assert shape is not None and shape.orthonormal
+    assert shaped.find(zeroopt.Sample).sampler == zeroopt.OrthogonalDirections(deferred=True)
+    unshaped = zeroopt.make_solver("sign-growing", radial, probe_shape=None)
+    assert unshaped.find(zeroopt.Sample).sampler == zeroopt.OrthogonalDirections()
+    sphere = zeroopt.make_solver("sign-growing", zeroopt.SolverContext(dim=30, unit_sphere=True))
+    assert sphere.find(zeroopt.Sample).sampler == zeroopt.OrthogonalDirections()

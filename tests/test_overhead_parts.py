@@ -46,12 +46,13 @@ def test_nearly_orthogonal_orthonormalises_only_while_q_over_d_reaches_the_ratio
 def test_the_nearly_orthogonal_solver_shapes_under_the_same_rule_and_orthogonal_stays_exact() -> None:
     ctx = zeroopt.SolverContext(dim=30, unit_sphere=True, radial=True)
     nearly = zeroopt.make_solver("sign-growing", ctx, directions="nearly-orthogonal")
-    assert nearly.sampler == OrthogonalDirections(deferred=True, min_ratio=ORTHOGONAL_MIN_RATIO)
-    assert nearly.probe_shape == IterateShapedProbes(0.3, orthonormal=True, min_ratio=ORTHOGONAL_MIN_RATIO)
-    assert zeroopt.make_solver("sign-growing", ctx).sampler == OrthogonalDirections(deferred=True)
+    assert nearly.find(zeroopt.Sample).sampler == OrthogonalDirections(deferred=True, min_ratio=ORTHOGONAL_MIN_RATIO)
+    assert nearly.find(IterateShapedProbes) == IterateShapedProbes(0.3, orthonormal=True,
+                                                                   min_ratio=ORTHOGONAL_MIN_RATIO)
+    assert zeroopt.make_solver("sign-growing", ctx).find(zeroopt.Sample).sampler == OrthogonalDirections(deferred=True)
     x = np.abs(np.random.default_rng(3).standard_normal(3000))
     rows = orthonormal_rows(np.random.default_rng(4), 10, 3000, deferred=True)
-    shaped = nearly.probe_shape(rows, x, None)  # 10/3000 < 1/200: shaped, not orthonormalised
+    shaped = nearly.find(IterateShapedProbes)(rows, x, None)  # 10/3000 < 1/200: shaped, not orthonormalised
     np.testing.assert_allclose(np.linalg.norm(shaped, axis=1), 1.0)
     assert not np.allclose(shaped @ shaped.T, np.eye(10), atol=1e-3)
 

@@ -11,9 +11,10 @@ from zeroopt.problems import rotated_quadratic
 
 
 def test_probe_schedule_sets_q_per_iteration() -> None:
-    solver = zeroopt.ComposedSolver(
-        name="sched", sampler=zeroopt.GaussianDirections(), estimator=zeroopt.forward_difference,
-        step_rule=zeroopt.fixed_step, q=zeroopt.ProbeSchedule(lambda t: 2 if t == 0 else 5), beta=1e-3, step=0.1,
+    solver = zeroopt.chain(
+        zeroopt.ProbeSchedule(lambda t: 2 if t == 0 else 5), zeroopt.Sample(zeroopt.GaussianDirections()),
+        zeroopt.Estimate(zeroopt.forward_difference), zeroopt.Step(zeroopt.fixed_step), name="sched", beta=1e-3,
+        step=0.1,
     )
     prob = rotated_quadratic(6, seed=0)
     run = zeroopt.run_solver(solver, prob.x0, rng=np.random.default_rng(0), max_iter=3)

@@ -167,12 +167,12 @@ def test_an_unknown_name_tries_the_variable_then_says_how_to_add_one(fresh: None
 
 
 def test_the_page_shows_the_example_plugin_and_it_is_short() -> None:
-    """docs/writing-a-solver.md's second block is the example file's code, at most 30 lines beside blank lines,
+    """docs/writing-a-solver.md's third block is the example file's code, at most 30 lines beside blank lines,
     comments and the docstring."""
     text = (ROOT / SPSA).read_text()
     code = "\n".join(text.splitlines()[ast.parse(text).body[0].end_lineno:]).strip()
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs/writing-a-solver.md").read_text(), flags=re.S)
-    assert blocks[1].strip() == code
+    assert blocks[2].strip() == code
     lines = [line for line in code.splitlines() if line.strip() and not line.strip().startswith("#")]
     assert len(lines) <= 30, len(lines)
     assert "alpha: float = 0.602" in code and "gamma: float = 0.101" in code

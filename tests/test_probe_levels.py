@@ -73,8 +73,8 @@ def test_sign_solvers_take_the_probe_level_as_an_option() -> None:
     for name in ("sign", "sign-growing"):
         assert zeroopt.get_solver(name).options().probe_level == "value"  # off the unit sphere
     solver = zeroopt.make_solver("sign-growing", radial)
-    assert solver.estimator.func is shrunk_centered_sign_of_difference
-    assert solver.estimator.keywords == {"level": "tangent"}
-    assert zeroopt.make_solver("sign", radial).estimator is sign_of_difference
+    assert solver.find(zeroopt.Estimate).estimator.func is shrunk_centered_sign_of_difference
+    assert solver.find(zeroopt.Estimate).estimator.keywords == {"level": "tangent"}
+    assert zeroopt.make_solver("sign", radial).find(zeroopt.Estimate).estimator is sign_of_difference
     with pytest.raises(ValueError, match="probe_level must be one of"):
         zeroopt.make_solver("sign", radial, probe_level="plane")

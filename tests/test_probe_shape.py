@@ -76,12 +76,13 @@ def test_the_solver_option_is_checked_before_any_query(value: object, error: typ
 
 def test_the_registry_shapes_sign_growing_where_the_value_is_a_radius_only() -> None:
     radial = SolverContext(dim=D, unit_sphere=True, radial=True)
-    assert make_solver("sign-growing", radial).probe_shape == IterateShapedProbes(GROWING_PROBE_SHAPE,
+    assert make_solver("sign-growing", radial).find(IterateShapedProbes) == IterateShapedProbes(GROWING_PROBE_SHAPE,
                                                                                  orthonormal=True)
-    assert make_solver("sign-growing", SolverContext(dim=D, unit_sphere=True)).probe_shape is None
-    assert make_solver("sign-growing", radial, probe_shape=None).probe_shape is None
-    assert make_solver("rgf", radial).probe_shape is None  # the paper's solver stays as published
-    assert make_solver("rgf", radial, probe_shape=0.5).probe_shape == IterateShapedProbes(0.5)  # but may take it
+    assert make_solver("sign-growing", SolverContext(dim=D, unit_sphere=True)).find(IterateShapedProbes) is None
+    assert make_solver("sign-growing", radial, probe_shape=None).find(IterateShapedProbes) is None
+    assert make_solver("rgf", radial).find(IterateShapedProbes) is None  # the paper's solver stays as published
+    # but may take it:
+    assert make_solver("rgf", radial, probe_shape=0.5).find(IterateShapedProbes) == IterateShapedProbes(0.5)
 
 
 def _sparse_normal_distance(normal: np.ndarray):  # type: ignore[no-untyped-def]
@@ -134,8 +135,8 @@ def test_the_theory_study_sees_the_gain_where_the_gradient_lives_on_the_iterate_
 
 def test_a_piecewise_constant_objective_keeps_plain_probes() -> None:
     ctx = SolverContext(dim=D, unit_sphere=True, radial=True, piecewise_constant=True)
-    assert make_solver("sign-growing", ctx).probe_shape is None
-    assert make_solver("sign-growing", ctx, probe_shape=0.3).probe_shape is not None  # asked for, it is there
+    assert make_solver("sign-growing", ctx).find(IterateShapedProbes) is None
+    assert make_solver("sign-growing", ctx, probe_shape=0.3).find(IterateShapedProbes) is not None  # asked for
 
 
 def test_the_attack_says_piecewise_constant_for_tree_models_only() -> None:

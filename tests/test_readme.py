@@ -86,9 +86,21 @@ def test_theory_example_runs() -> None:
     assert prob(res.x_last) < 1e-3 * prob(prob.x0)
 
 
+def test_a_chain_written_out_runs_as_written() -> None:
+    """The page's first block: a chain of parts described a line per part, run by minimize, a part swapped."""
+    block = _blocks("docs/writing-a-solver.md", "python")[0]
+    out = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith("my-rgf: beta = 0.005") and [line.split()[1] for line in lines[1:7]] == [
+        "count", "sample", "estimate", "step", "amend", "stop"]
+    fun, swapped = lines[-1].split(" ", 1)
+    assert float(fun) < 1e-3 and swapped == "SphereDirections()"
+
+
 def test_write_your_own_solver_example_runs_as_written() -> None:
     """The own-solver block, in a fresh interpreter (it registers a solver): minimize, then both digits models."""
-    block, _plugin = _blocks("docs/writing-a-solver.md", "python")  # the plugin block: tests/test_plugins.py
+    _chain, block, _plugin = _blocks("docs/writing-a-solver.md", "python")  # the plugin: tests/test_plugins.py
     assert len(block.splitlines()) <= 32
     out = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

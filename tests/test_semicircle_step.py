@@ -86,7 +86,7 @@ def test_an_option_of_the_line_search_is_not_silently_dropped_by_the_semicircle(
     with pytest.raises(ValueError, match="line_search='opt'"):
         zeroopt.make_solver("sign-growing", radial, coarse_candidates=64.0)
     solver = zeroopt.make_solver("sign-growing", radial, coarse_candidates=64.0, line_search="opt")
-    assert solver.step_rule.keywords["coarse"] == 64.0
+    assert solver.parts_at("step")[0].rule.keywords["coarse"] == 64.0
 
 
 def test_the_attack_context_is_radial_and_sign_growing_steps_on_the_semicircle_there() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -110,7 +108,7 @@ def test_a_sampler_tied_to_a_shape_is_masked_instead_of_drawn_within() -> None:
             return float(d)
 
     base = make_solver("sign-growing", SolverContext(dim=D), skip_flat=True)
-    solver = dataclasses.replace(base, sampler=ShapeBound())
+    solver = base.with_part(zeroopt.Sample(ShapeBound()))
     oracle = ReadsFew(budget=3000)
     (res,) = drive([run_solver(solver, np.zeros(D), rng=np.random.default_rng(0))], IndependentGroup([oracle]))
     asked = np.concatenate(oracle.points)

@@ -46,7 +46,7 @@ def _central_defaults(context: zeroopt.SolverContext) -> dict:
 
 
 @zeroopt.register_solver("test-central", CentralOptions, "central differences (test file)", defaults=_central_defaults)
-def _make_central(opts: CentralOptions, context: zeroopt.SolverContext) -> zeroopt.ComposedSolver:
+def _make_central(opts: CentralOptions, context: zeroopt.SolverContext) -> zeroopt.Chain:
     return zeroopt.descent_solver("test-central", opts, central_difference, best_probe=True, context=context)
 
 
@@ -58,11 +58,12 @@ class BareOptions:
 
 
 @zeroopt.register_solver("test-bare", BareOptions, "parts put together by hand, no context defaults (test file)")
-def _make_bare(opts: BareOptions, context: zeroopt.SolverContext) -> zeroopt.ComposedSolver:
-    return zeroopt.ComposedSolver(
-        name="test-bare", sampler=zeroopt.SphereDirections(), estimator=zeroopt.forward_difference,
-        step_rule=partial(zeroopt.opt_line_search, grow=2.0, shrink=0.5), q=opts.q, beta=opts.beta,
-        step=opts.step, behaviours=(zeroopt.BestProbe(), zeroopt.StallRule(1e-4, beta_decay=0.1, beta_min=1e-6)),
+def _make_bare(opts: BareOptions, context: zeroopt.SolverContext) -> zeroopt.Chain:
+    return zeroopt.chain(
+        zeroopt.FixedProbes(opts.q), zeroopt.Sample(zeroopt.SphereDirections()),
+        zeroopt.Estimate(zeroopt.forward_difference),
+        zeroopt.Step(partial(zeroopt.opt_line_search, grow=2.0, shrink=0.5)), zeroopt.BestProbe(),
+        zeroopt.StallRule(1e-4, beta_decay=0.1, beta_min=1e-6), name="test-bare", beta=opts.beta, step=opts.step,
     )
 
 
@@ -196,7 +197,7 @@ SOLVERS_WITH_PARTS = [case for case in ACCEPTED if _composes(*case)]
 def test_a_solver_refuses_only_the_parts_it_declares_unusable() -> None:
     """The one refusal: the history prior with a fixed step (every other accepted part composes)."""
     refused = {(name, option) for name, option, _ in ACCEPTED if (name, option, _) not in SOLVERS_WITH_PARTS}
-    rules = {name: zeroopt.make_solver(name, CONTRACT_CONTEXT).step_rule for name in SOLVERS
+    rules = {name: zeroopt.make_solver(name, CONTRACT_CONTEXT).parts_at("step")[0].rule for name in SOLVERS
              if zeroopt.get_solver(name).accepts("line_search")}
     fixed = {name for name, rule in rules.items() if getattr(rule, "func", rule) is zeroopt.fixed_step}
     assert "rgf-fixed" in fixed and refused == {(name, "history_prior") for name in fixed}

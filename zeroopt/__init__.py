@@ -15,8 +15,10 @@ runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing ora
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
 from .ask_tell import AskTell, ask_tell
+from .base import SolverState
 from .box import BoxDirections
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
+from .chain import Chain, chain
 from .descent import DescentOptions, check_positive, descent_solver, preset_for, unit_sphere_steps
 from .directions import (
     CoordinateDirections,
@@ -39,7 +41,7 @@ from .estimators import (
 from .history_subspace import HistorySubspaceProbes
 from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .mixture import MixtureDirections, multi_scale_directions
-from .momentum import AdaptiveMomentum, ChainedDirections, DirectionRule
+from .momentum import AdaptiveMomentum, DirectionRule
 from .noise import RadiusAboveNoise
 from .oracle import (
     BudgetExhaustedError,
@@ -102,18 +104,28 @@ from .registry import (
 )
 from .restarts import EXPLOIT_GAIN, POLISH_RESERVE, FreshStart, solve_many
 from .shaping import IterateShapedProbes, ProbeShape
-from .solver import ComposedSolver, SolverState
+from .stages import (
+    STAGES,
+    Amend,
+    Estimate,
+    FixedProbes,
+    Iteration,
+    Part,
+    Sample,
+    SkipFlat,
+    Step,
+)
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AdaptiveMomentum", "ChainedDirections", "DirectionRule", "GradientFilter", "HistoryPrior",
+    "AdaptiveMomentum", "DirectionRule", "GradientFilter", "HistoryPrior",
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
     "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "HistorySubspaceProbes", "RadiusFollowsBalance",
     "RadiusFollowsStep", "RadiusAboveNoise",
-    "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison", "ComposedSolver",
+    "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison",
     "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",
     "IterationRecord", "Move", "NoisyOracle", "NonFiniteValueError", "OptimizeResult", "Oracle", "OracleGroup",
@@ -140,6 +152,8 @@ __all__ = [
     "FlatCoordinates", "FlatMask",
     # the solvers driven by hand: ask for points, tell their values
     "AskTell", "ask_tell",
+    # a solver is a chain of parts, each an (init, update) pair of one stage (zeroopt.stages)
+    "Chain", "chain", "STAGES", "Amend", "Estimate", "FixedProbes", "Iteration", "Part", "Sample", "SkipFlat", "Step",
     # solvers from outside zeroopt: a module that registers them, by name, path, ZEROOPT_PLUGINS or entry point
     "PluginError", "load_plugin",
 ]

@@ -1,7 +1,9 @@
 """What every part of a solver shares: the problem's context, the state, a move, and the part protocols.
 
 A leaf: it imports none of zeroopt's parts, so every part imports it and none imports another part for its
-types. A solver is a chain of parts, each a stage of one iteration:
+types. A solver is a chain of parts (:func:`zeroopt.chain`), each of one stage of an iteration and each keeping one
+contract, ``init`` and ``update`` over the iteration's record (:mod:`zeroopt.stages`); a part is written as its
+stage's function, whose protocol is here:
 
 =================  ===========================================================  ===============================
 stage              protocol (call signature)                                    built-in parts, in ``zeroopt.``
@@ -93,7 +95,7 @@ class SolverContext:
 
 
 class SolverSettings(Protocol):
-    """What a part may read off the solver it runs in (:class:`~zeroopt.ComposedSolver` has all of it)."""
+    """What a part may read off the solver it runs in (:class:`~zeroopt.Chain` has all of it)."""
 
     @property
     def name(self) -> str: ...
@@ -232,7 +234,7 @@ class DirectionSampler(Protocol):
 class ProbeShape(Protocol):
     """Reshapes an iteration's probes: ``shape(directions, x, active) -> directions`` of the same shape.
 
-    Called by :class:`~zeroopt.ComposedSolver` on every iteration's ``(q, d)`` probe directions with the iterate
+    Called by :class:`~zeroopt.Chain` on every iteration's ``(q, d)`` probe directions with the iterate
     ``x`` and the indices of the probed coordinates (``None``: all of them)."""
 
     def __call__(

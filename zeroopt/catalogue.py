@@ -29,7 +29,7 @@ def chains_page() -> str:
     page)."""
     out = ["# The built-in solvers, part by part", "",
            "Each solver's chain as `zeroopt.get_solver(name).describe(context)` prints it, in the contexts zeroopt",
-           "is used in; the stages and their protocols are tabled in `zeroopt.base`. Written by",
+           "is used in; the stages and the parts' contract are tabled in `zeroopt.stages`. Written by",
            "`python -c \"import zeroopt.catalogue as c; print(c.chains_page(), end='')\" > docs/solvers.md` (a test",
            "keeps it current). Why the default solver is set as it is: [defaults.md](defaults.md).", ""]
     solvers = sorted(name for name, spec in list_solvers().items() if spec.factory.__module__.startswith("zeroopt."))

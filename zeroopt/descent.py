@@ -19,7 +19,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import Behaviour, DirectionRule, DirectionSampler, Precision, SolverContext
+from .base import Behaviour, DirectionSampler, Precision, SolverContext, StepRule
+from .chain import Chain, chain
 from .constants import (
     PAPER_BETA,
     PAPER_Q,
@@ -39,7 +40,7 @@ from .directions import make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .history_subspace import HistorySubspaceProbes
 from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
-from .momentum import AdaptiveMomentum, ChainedDirections
+from .momentum import AdaptiveMomentum
 from .noise import RadiusAboveNoise
 from .orthogonal import OrthogonalDirections
 from .parts import BestProbe, SqrtProbeGrowth
@@ -48,7 +49,7 @@ from .prior import HistoryPrior
 from .radius import RadiusFollowsBalance
 from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from .shaping import IterateShapedProbes
-from .solver import ComposedSolver, StepRule
+from .stages import Amend, Estimate, FixedProbes, Part, Sample, SkipFlat, Step
 from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __all__ = [
@@ -261,18 +262,6 @@ def precision_for(opts: DescentOptions) -> Precision | None:
     return None if opts.eps is None else FixedPrecision(opts.eps)
 
 
-def direction_rule_for(opts: DescentOptions) -> DirectionRule | None:
-    """The direction rule the options ask for: the history prior, momentum, both in that order, or none."""
-    rules: list[DirectionRule] = []
-    if opts.history_prior:
-        rules.append(HistoryPrior())
-    if opts.momentum is not None:
-        rules.append(AdaptiveMomentum(float(opts.momentum)))
-    if not rules:
-        return None
-    return rules[0] if len(rules) == 1 else ChainedDirections(tuple(rules))
-
-
 def descent_solver(
     name: str,
     opts: DescentOptions,
@@ -282,8 +271,8 @@ def descent_solver(
     best_probe: bool = False,
     context: SolverContext | None = None,
     behaviours: Sequence[Behaviour] = (),
-) -> ComposedSolver:
-    """Compose a descent solver from its options and an estimator.
+) -> Chain:
+    """Compose a descent solver's chain from its options and an estimator.
 
     Parameters
     ----------
@@ -306,26 +295,12 @@ def descent_solver(
 
     Returns
     -------
-    ComposedSolver
-        sampler → [probe shape] → [probe history] → estimator → [history prior] → [momentum] → step rule →
-        [best probe] → [your behaviours] → [radius follows balance] → [radius follows step] → stall rule →
-        [radius above noise]; a fixed step, which never shrinks, gets the no-progress rule instead (unless
-        ``opts.patience`` is ``None``).
+    Chain
+        [skip flat] → precision → probe count → sampler → [probe shape] → [probe history] → estimator →
+        [history prior] → [momentum] → step rule → [best probe] → [your behaviours] → [radius follows balance] →
+        [radius follows step] → stall rule → [radius above noise] → [diminishing returns]; a fixed step, which
+        never shrinks, gets the no-progress rule instead of the stall rule (unless ``opts.patience`` is ``None``).
     """
-    # The radius rule reads β as the probes used it, before the stall rule may shrink it for a stalled step.
-    behaviours = [BestProbe(), *behaviours] if best_probe else list(behaviours)
-    if opts.beta_balance:
-        behaviours.append(RadiusFollowsBalance())
-    if opts.beta_per_step is not None:
-        behaviours.append(RadiusFollowsStep(float(opts.beta_per_step), float(opts.beta_step_floor)))
-    if opts.line_search != "fixed":
-        behaviours.append(StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min))
-    elif opts.patience is not None:
-        behaviours.append(NoProgressRule(int(opts.patience)))
-    if opts.beta_above_noise:  # after the stall rule: it may undo a shrink of β the noise would drown
-        behaviours.append(RadiusAboveNoise())
-    if opts.min_progress is not None:
-        behaviours.append(DiminishingReturnsRule(float(opts.min_progress)))
     drawn = sampler or make_sampler(opts.directions, context)
     orthogonal = isinstance(drawn, OrthogonalDirections)
     shape = None if opts.probe_shape is None else IterateShapedProbes(
@@ -333,19 +308,28 @@ def descent_solver(
     if shape is not None and shape.orthonormal and isinstance(drawn, OrthogonalDirections):
         # The shape orthonormalises the reshaped probes again: one Gram-Schmidt pass gives the same directions.
         drawn = replace(drawn, deferred=True)
-    return ComposedSolver(
-        name=name,
-        sampler=drawn,
-        estimator=estimator,
-        step_rule=step_rule_for(opts),
-        q=int(opts.q) if opts.q_start is None else SqrtProbeGrowth(min(int(opts.q_start), int(opts.q)), int(opts.q)),
-        beta=float(opts.beta),
-        step=float(opts.step),
-        precision=precision_for(opts),
-        retract=opts.retract,
-        behaviours=tuple(behaviours),
-        direction=direction_rule_for(opts),
-        skip_flat=bool(opts.skip_flat),
-        probe_shape=shape,
-        probe_history=None if opts.history_span is None else HistorySubspaceProbes(int(opts.history_span)),
+    fixed = opts.line_search == "fixed"
+    return chain(
+        SkipFlat() if opts.skip_flat else None,
+        precision_for(opts),
+        FixedProbes(int(opts.q)) if opts.q_start is None else SqrtProbeGrowth(min(int(opts.q_start), int(opts.q)),
+                                                                              int(opts.q)),
+        Sample(drawn),
+        shape,
+        None if opts.history_span is None else HistorySubspaceProbes(int(opts.history_span)),
+        Estimate(estimator),
+        HistoryPrior() if opts.history_prior else None,  # before momentum, which then follows the prior's mean
+        None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)),
+        Step(step_rule_for(opts)),
+        BestProbe() if best_probe else None,
+        *(b if isinstance(b, Part) else Amend(b) for b in behaviours),
+        # The radius rules read β as the probes used it, before the stall rule may shrink it for a stalled step.
+        RadiusFollowsBalance() if opts.beta_balance else None,
+        None if opts.beta_per_step is None else RadiusFollowsStep(float(opts.beta_per_step),
+                                                                  float(opts.beta_step_floor)),
+        None if fixed else StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min),
+        NoProgressRule(int(opts.patience)) if fixed and opts.patience is not None else None,
+        RadiusAboveNoise() if opts.beta_above_noise else None,  # after the stall rule: it may undo a shrink of β
+        None if opts.min_progress is None else DiminishingReturnsRule(float(opts.min_progress)),
+        name=name, beta=float(opts.beta), step=float(opts.step), retract=opts.retract,
     )

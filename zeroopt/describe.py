@@ -2,14 +2,14 @@
 
 >>> import zeroopt
 >>> print(zeroopt.get_solver("rgf").describe(zeroopt.SolverContext(dim=10)))  # doctest: +ELLIPSIS
-rgf for SolverContext(dim=10)
-  1 sample     GaussianDirections(...) x q = 20 per iteration
+rgf for SolverContext(dim=10): beta = 0.005, step = 0.2
+   1 count      FixedProbes(q=20)
+   2 sample     GaussianDirections(...)
 ...
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any
 
@@ -50,26 +50,12 @@ def _context(context: Any) -> str:
 
 
 def describe_chain(solver: Any, context: Any = None) -> str:
-    """The stages of a :class:`~zeroopt.ComposedSolver` in the order each iteration runs them."""
-    q = solver.q if isinstance(solver.q, int) else describe_part(solver.q)
-    behaviours = "\n               -> ".join(describe_part(b) for b in solver.behaviours) or "-"
-    flat = "skip coordinates the oracle calls flat, then " if solver.skip_flat else ""
-    stages = [
-        ("sample", f"{flat}{describe_part(solver.sampler)} x q = {q} per iteration"),
-        ("shape", describe_part(solver.probe_shape)),
-        ("history", describe_part(solver.probe_history)),
-        ("estimate", f"{describe_part(solver.estimator)} at radius beta = {solver.beta:g}"),
-        ("direction", describe_part(solver.direction) if solver.direction is not None else "the estimate itself"),
-        ("step", f"{describe_part(solver.step_rule)} from step {solver.step:g}"),
-        ("then", behaviours),
-    ]
-    lines = [f"{solver.name}{_context(context)}"]
-    lines += [f"  {k} {stage:<10} {text}" for k, (stage, text) in enumerate(stages, start=1)]
-    precision = describe_part(solver.precision) if solver.precision is not None else "the oracle's default"
-    lines.append(f"    precision  {precision}")
-    lines.append(f"    retract    {describe_part(solver.retract)}")
-    known = {"name", "sampler", "estimator", "step_rule", "q", "beta", "step", "precision", "retract", "behaviours",
-             "direction", "skip_flat", "probe_shape", "probe_history"}
-    lines += [f"    {f.name:<10} {describe_part(getattr(solver, f.name))}"
-              for f in dataclasses.fields(solver) if f.name not in known]
+    """A :class:`~zeroopt.Chain`'s parts in the order each iteration runs them, a line each with its stage."""
+    lines = [f"{solver.name}{_context(context)}: beta = {solver.beta:g}, step = {solver.step:g}"]
+    for k, part in enumerate(solver.parts, start=1):
+        inner = next((getattr(part, a) for a in ("sampler", "estimator", "rule", "behaviour") if hasattr(part, a)),
+                     None)
+        shown = describe_part(part if inner is None else inner)
+        lines.append(f"  {k:>2} {part.stage:<10} {shown}")
+    lines.append(f"     {'retract':<10} {describe_part(solver.retract)}")
     return "\n".join(lines)

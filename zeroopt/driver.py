@@ -18,6 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .arrays import copy, flat, host, is_numpy, like, norm
+from .base import SolverState
+from .chain import Chain
 from .checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from .errors import attach_partial_result, partial_result
 from .faults import Abort, abort_run, status_for
@@ -34,7 +36,6 @@ from .oracle import (
 )
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import SolverContext, make_solver
-from .solver import ComposedSolver, SolverState
 
 #: Consecutive iterations that cost no oracle query after which a run stops with ``Status.NO_PROGRESS``.
 FREE_ITERATION_LIMIT = 10
@@ -46,7 +47,7 @@ RunGenerator = Generator[Request, Response, OptimizeResult]
 
 
 def run_solver(
-    solver: ComposedSolver,
+    solver: Chain,
     x0: NDArray[np.float64],
     *,
     rng: np.random.Generator,
@@ -287,7 +288,7 @@ def minimize(
     fun: Any,
     x0: ArrayLike,
     *,
-    solver: str = "rgf",
+    solver: str | Chain = "rgf",
     budget: int,
     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     callbacks: Iterable[Callback] | Callback = (),
@@ -309,7 +310,8 @@ def minimize(
         Starting point, any shape (a 0-d scalar too); solvers work on its flattened copy, and ``x`` comes
         back in the shape of ``x0``.
     solver
-        Registered solver name, see :func:`zeroopt.list_solvers`.
+        Registered solver name, see :func:`zeroopt.list_solvers` — or a solver built already
+        (:func:`zeroopt.chain`, :meth:`zeroopt.SolverSpec.build`), which takes no ``options``.
     budget
         Hard cap on oracle cost units (function evaluations, model queries); never exceeded. A positive
         integer (``TypeError`` for any other type, ``100.0`` included; ``ValueError`` for <= 0).
@@ -354,7 +356,13 @@ def minimize(
     max_iter, target = check_max_iter(max_iter), check_target(target)
     callbacks = check_callbacks(callbacks)
     context = SolverContext(dim=math.prod(x.shape), lipschitz=getattr(fun, "L1", None), shape=tuple(x.shape))
-    built = make_solver(solver, context, **options)
+    if isinstance(solver, Chain):
+        if options:
+            raise TypeError(f"options {sorted(options)} are for a solver built by name; {solver.name!r} is built "
+                            "already: change its parts with with_part")
+        built = solver
+    else:
+        built = make_solver(solver, context, **options)
     if isinstance(fun, Oracle) and fun.queries > 0:
         raise ValueError(
             f"this Oracle has already spent {fun.queries} queries (an earlier run): its ledger counts one run's "

@@ -27,13 +27,14 @@ a subspace, the span is the way down (``tests/test_history_subspace.py``: under 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .orthogonal import gram_schmidt_rows
+from .stages import Iteration, ShapesProbes
 
 __all__ = ["HISTORY_SPAN", "HISTORY_MAX_SHARE", "MEMORY_KEY", "HistorySubspaceProbes"]
 
@@ -47,7 +48,7 @@ HISTORY_MAX_SHARE = 0.25
 
 
 @dataclass(frozen=True)
-class HistorySubspaceProbes:
+class HistorySubspaceProbes(ShapesProbes):
     """``k`` probes spanning the last ``span`` estimates, the rest orthonormal to them (module docstring).
 
     Parameters
@@ -81,6 +82,15 @@ class HistorySubspaceProbes:
             raise ValueError(f"history span must be a positive integer, got {self.span!r}")
         if not (isinstance(self.max_share, (int, float)) and 0 < self.max_share <= 1):
             raise ValueError(f"history max_share must be in (0, 1], got {self.max_share!r}")
+
+    def update(self, it: Iteration) -> Iteration:
+        """Stage ``shape``: the iteration's probes, part of them in the span of the estimates remembered."""
+        return replace(it, probes=self(it.probes, it.memory, it.active))
+
+    def finish(self, it: Iteration) -> Iteration:
+        """After the iteration: its estimate joins the history the next iteration's probes span."""
+        move = replace(it.move, memory=self.remember(it.move.memory, it.estimate.g))  # type: ignore[union-attr]
+        return replace(it, move=move)
 
     def remember(self, memory: Mapping[str, Any], estimate: NDArray[np.float64]) -> dict[str, Any]:
         """A copy of ``memory`` with ``estimate`` (as a unit vector) added to the history; an estimate of no

@@ -1,8 +1,9 @@
 """Direction rules: what a descent iteration steps along, given the gradient estimate and what came before.
 
-A :class:`~zeroopt.ComposedSolver` with a ``direction`` rule hands the step rule ``rule(solver, before,
-estimate) -> (direction, memory)`` instead of the raw estimate; the rule keeps what it needs in the state's
-``memory`` (a fresh run, a restart included, starts with none). Any callable of that form is a direction rule.
+A :class:`~zeroopt.Chain` with a part of the ``direction`` stage hands the step rule what ``rule(solver, before,
+estimate) -> (direction, memory)`` returns instead of the raw estimate; the rule keeps what it needs in the state's
+``memory`` (a fresh run, a restart included, starts with none). Several run in turn, each on the previous one's
+direction; a rule of your own is a dataclass of that form with :class:`~zeroopt.stages.ChoosesDirection`.
 
 :class:`AdaptiveMomentum` is heavy-ball momentum whose weight follows the evidence that the steps overshoot.
 The step rules descend along −p, p the (ascent) direction they were handed. A step that went as far as it
@@ -19,7 +20,7 @@ valley) and keeps the part they share (the way along it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,9 @@ from numpy.typing import NDArray
 
 from .arrays import norm as vector_norm
 from .base import DirectionRule, GradientEstimate, SolverSettings, SolverState
+from .stages import ChoosesDirection
 
-__all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "ChainedDirections", "DirectionRule"]
+__all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "DirectionRule"]
 
 #: The weight of the newest iteration in :class:`AdaptiveMomentum`'s running average of overshoots:
 #: about the last ten iterations count, so the weight follows the run's phases without chasing one-bit noise.
@@ -36,7 +38,7 @@ MOMENTUM_MEMORY = 0.1
 
 
 @dataclass(frozen=True)
-class AdaptiveMomentum:
+class AdaptiveMomentum(ChoosesDirection):
     """Heavy-ball momentum weighted by how often the steps overshoot (see the module docstring).
 
     The direction is ``ĝ/‖ĝ‖ + μ p`` (rescaled to ‖ĝ‖), with p the previous direction (unit) and
@@ -95,27 +97,3 @@ class AdaptiveMomentum:
         unit = direction / size if size > 0 else g / norm
         memory[self.key] = (unit, average)
         return norm * unit, memory  # the estimate's length: step rules that scale with it see no change
-
-
-@dataclass(frozen=True)
-class ChainedDirections:
-    """Direction rules applied in turn: each sees the estimate with ``g`` replaced by the previous rule's
-    direction (its probes and weights kept), and the state's memory as the previous rule left it.
-
-    Examples
-    --------
-    >>> from zeroopt.prior import HistoryPrior
-    >>> rule = ChainedDirections((HistoryPrior(), AdaptiveMomentum()))  # a prior-blended estimate, then momentum
-    >>> len(rule.rules)
-    2
-    """
-
-    rules: tuple[DirectionRule, ...]
-
-    def __call__(
-        self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate
-    ) -> tuple[NDArray[np.float64], dict[str, Any]]:
-        direction, memory = estimate.g, before.memory
-        for rule in self.rules:
-            direction, memory = rule(solver, replace(before, memory=memory), replace(estimate, g=direction))
-        return direction, dict(memory)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .base import GradientEstimate, Move, SolverSettings, SolverState
+from .stages import AmendsMove
 
 __all__ = ["NOISE_CEILING_RATIO", "NOISE_RETURN", "NOISE_SNR", "RadiusAboveNoise", "difference_noise"]
 
@@ -53,7 +54,7 @@ def difference_noise(estimate: GradientEstimate, before: SolverState) -> float:
 
 
 @dataclass(frozen=True)
-class RadiusAboveNoise:
+class RadiusAboveNoise(AmendsMove):
     """Keep the smoothing radius β where the probes' differences stand above the answers' stated noise.
 
     After each forward-difference estimate with differences δᵢ = f(x + βuᵢ) − f(x) (the estimate's

@@ -2,16 +2,18 @@
 unit-sphere retraction — and, for the imports that name them here, the stopping and precision rules
 (:mod:`zeroopt.stopping`, :mod:`zeroopt.precision`).
 
-A :class:`~zeroopt.ComposedSolver` is a chain, in the spirit of optax's ``chain``: a direction sampler, a
-gradient estimator and a step rule propose a :class:`Move`; then each of its ``behaviours`` may amend that
-move in turn (the stages and their protocols: :mod:`zeroopt.base`):
+A solver is a :class:`~zeroopt.Chain` of parts, in the spirit of optax's ``chain``: a probe count, a direction
+sampler, a gradient estimator and a step rule propose a :class:`Move`; then each part after them may amend that
+move in turn (the stages and the contract every part keeps: :mod:`zeroopt.stages`):
 
 * :class:`BestProbe` — move to the best probe point when it beats the step rule's result;
 * :func:`unit_sphere` — a retraction that puts every iterate back on the unit sphere;
 * :class:`ProbeSchedule`, :class:`SqrtProbeGrowth` — a number of probes ``q`` that changes over the iterations.
 
-A new behaviour is any callable ``behaviour(solver, before, estimate, move) -> Move``; a new precision rule
-any callable ``rule(beta) -> eps | None``; a new schedule any callable ``schedule(state) -> int``.
+A new behaviour is a dataclass with ``__call__(solver, before, estimate, move) -> Move`` and the
+:class:`~zeroopt.stages.AmendsMove` mixin (or any such function wrapped in :class:`~zeroopt.stages.Amend`); a new
+precision rule ``rule(beta, value) -> eps | None`` with :class:`~zeroopt.stages.SetsPrecision`; a new schedule
+``schedule(state) -> int`` with :class:`~zeroopt.stages.CountsProbes`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from numpy.typing import NDArray
 from .arrays import norm as vector_norm
 from .base import Behaviour, GradientEstimate, Move, Precision, SolverSettings, SolverState
 from .precision import MIN_RELATIVE_EPS, FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
+from .stages import AmendsMove, CountsProbes
 from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __all__ = [
@@ -47,7 +50,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class BestProbe:
+class BestProbe(AmendsMove):
     """Move to the best probe point when its value beats the step rule's result (the OPT reference code).
 
     The probe point is retracted like any iterate; the step taken is then the distance moved.
@@ -62,11 +65,11 @@ class BestProbe:
 
 
 @dataclass(frozen=True)
-class ProbeSchedule:
+class ProbeSchedule(CountsProbes):
     """A number of probes that changes over the iterations: ``q = schedule(iteration)``.
 
-    Any callable ``state -> int`` may stand for ``q`` in a :class:`~zeroopt.ComposedSolver`; this one reads
-    only the iteration, e.g. ``ProbeSchedule(lambda t: 10 if t < 50 else 20)``.
+    A chain's ``count`` stage; this one reads only the iteration:
+    ``ProbeSchedule(lambda t: 10 if t < 50 else 20)``.
     """
 
     schedule: Callable[[int], int]
@@ -76,7 +79,7 @@ class ProbeSchedule:
 
 
 @dataclass(frozen=True)
-class SqrtProbeGrowth:
+class SqrtProbeGrowth(CountsProbes):
     """q growing like √t: ``q_t = min(cap, ceil(start · √(t + 1)))`` (HopSkipJump's schedule).
 
     Early iterations, far from a minimum, need only a rough direction, and a cheap one lets many more of

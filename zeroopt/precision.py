@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .stages import SetsPrecision
+
 __all__ = ["MIN_RELATIVE_EPS", "FixedPrecision", "PrecisionFollowsBeta", "PrecisionFollowsValue"]
 
 
 @dataclass(frozen=True)
-class FixedPrecision:
+class FixedPrecision(SetsPrecision):
     """Always request ``eps``."""
 
     eps: float
@@ -22,7 +24,7 @@ class FixedPrecision:
 
 
 @dataclass(frozen=True)
-class PrecisionFollowsBeta:
+class PrecisionFollowsBeta(SetsPrecision):
     """Request ``eps = per_beta * beta``: the precision follows the smoothing radius.
 
     Theorem 1 (Cheng et al. 2019) ties ε to β; the reference code's binary searches stop at β/500.
@@ -40,7 +42,7 @@ MIN_RELATIVE_EPS = 1e-12
 
 
 @dataclass(frozen=True)
-class PrecisionFollowsValue:
+class PrecisionFollowsValue(SetsPrecision):
     """Request ``eps = per_beta * beta * |value|``: a precision relative to the current value.
 
     For a positive objective that scales with its argument, such as a distance g(θ) to a boundary, the

@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .base import GradientEstimate, SolverSettings, SolverState
+from .stages import ChoosesDirection
 
 __all__ = ["PRIOR_MEMORY", "GradientFilter", "HistoryPrior", "noise_energy"]
 
@@ -98,7 +99,7 @@ class GradientFilter:
 
 
 @dataclass(frozen=True)
-class HistoryPrior:
+class HistoryPrior(ChoosesDirection):
     """A direction rule (:mod:`zeroopt.momentum`) that follows a Kalman filter of the gradient (module docstring).
 
     It needs an estimator that states its terms (``GradientEstimate.probes`` and ``.weights``: every estimator of

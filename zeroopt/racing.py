@@ -20,11 +20,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .arrays import flat, same
+from .base import SolverState
+from .chain import Chain
 from .checks import check_budget
 from .driver import drive, run_solver
 from .oracle import OracleGroup
 from .records import IterationRecord, OptimizeResult
-from .solver import ComposedSolver, SolverState
 
 __all__ = [
     "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RACE_MIN_SHARE_DIM", "RaceWinner",
@@ -138,7 +139,7 @@ def _check_length(iterations: int | None, queries: int | None) -> None:
 
 
 def race(
-    solver: ComposedSolver,
+    solver: Chain,
     candidates: Sequence[Sequence[Start]],
     group: OracleGroup,
     *,

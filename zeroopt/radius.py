@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, replace
 
 from .base import GradientEstimate, Move, SolverSettings, SolverState
+from .stages import AmendsMove
 
 __all__ = [
     "BALANCE_FLOOR_RATIO",
@@ -57,7 +58,7 @@ def owned_beta_range(solver: SolverSettings, floor_ratio: float, beta: float) ->
 
 
 @dataclass(frozen=True)
-class RadiusFollowsBalance:
+class RadiusFollowsBalance(AmendsMove):
     """Narrow the smoothing radius β while the comparisons are lopsided, widen it while they are balanced.
 
     After each estimate of q comparisons with a ``below_fraction`` p (the share of probes that found a lower

@@ -23,6 +23,7 @@ import numpy as np
 from .arrays import is_foreign, norm
 from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .radius import owned_beta_range
+from .stages import AmendsMove
 
 __all__ = ["STEP_RADIUS_FLOOR_RATIO", "STEP_RADIUS_RATIO", "STEP_RADIUS_SMOOTHING", "RadiusFollowsStep"]
 
@@ -38,7 +39,7 @@ STEP_RADIUS_SMOOTHING = 0.5
 
 
 @dataclass(frozen=True)
-class RadiusFollowsStep:
+class RadiusFollowsStep(AmendsMove):
     """Set the smoothing radius β to ``ratio`` × the running geometric mean of the distances the iterate moved.
 
     After each iteration that moved, the running mean of the log distance ‖x_new − x‖ takes

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .base import SolverContext
+from .chain import Chain
 from .constants import REFERENCE_EPS_PER_BETA
-from .describe import describe_chain
 from .parts import unit_sphere
-from .solver import ComposedSolver
 
 __all__ = [
     "SolverContext", "SolverSpec", "generic_defaults", "get_solver", "list_solvers", "make_solver",
@@ -52,7 +51,7 @@ class SolverSpec:
     name: str
     summary: str
     options_type: type
-    factory: Callable[[Any, SolverContext], ComposedSolver]
+    factory: Callable[[Any, SolverContext], Chain]
     context_defaults_fn: ContextDefaults | None = None
 
     def option_names(self) -> list[str]:
@@ -103,7 +102,7 @@ class SolverSpec:
             validate()
         return opts
 
-    def build(self, context: SolverContext, **overrides: Any) -> ComposedSolver:
+    def build(self, context: SolverContext, **overrides: Any) -> Chain:
         """The solver for ``context``: its context defaults, then ``overrides``, validated."""
         return self.factory(self.options(**self.resolve(context, **overrides)), context)
 
@@ -111,7 +110,7 @@ class SolverSpec:
         """The chain of parts this solver runs in ``context`` (default: a plain objective of dimension 10), stage
         by stage with each part's settings, as :meth:`build` makes it."""
         context = SolverContext(dim=10) if context is None else context
-        return describe_chain(self.build(context, **overrides), context)
+        return self.build(context, **overrides).describe(context)
 
 
 _REGISTRY: dict[str, SolverSpec] = {}
@@ -120,7 +119,7 @@ _REGISTRY: dict[str, SolverSpec] = {}
 def register_solver(
     name: str, options_type: type, summary: str, *, defaults: ContextDefaults | None = None
 ) -> Callable[[Callable], Callable]:
-    """Decorator registering ``factory(options, context) -> ComposedSolver`` under ``name``.
+    """Decorator registering ``factory(options, context) -> Chain`` under ``name``.
 
     Parameters
     ----------
@@ -136,7 +135,7 @@ def register_solver(
         :func:`generic_defaults` for the options it has.
     """
 
-    def deco(factory: Callable[[Any, SolverContext], ComposedSolver]) -> Callable:
+    def deco(factory: Callable[[Any, SolverContext], Chain]) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"a solver named {name!r} is already registered")
         if not dataclasses.is_dataclass(options_type):
@@ -175,6 +174,6 @@ def get_solver(name: str) -> SolverSpec:
                          "your own: zeroopt.load_plugin(MODULE) or --plugin MODULE)") from None
 
 
-def make_solver(name: str, context: SolverContext, **options: Any) -> ComposedSolver:
+def make_solver(name: str, context: SolverContext, **options: Any) -> Chain:
     """Build the named solver for a problem described by ``context`` (its context defaults, then ``options``)."""
     return get_solver(name).build(context, **options)

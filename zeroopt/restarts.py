@@ -18,12 +18,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .arrays import flat, host
+from .base import SolverState
+from .chain import Chain
 from .driver import RunGenerator, drive, run_solver
 from .errors import attach_partial_result, partial_result
 from .oracle import OracleGroup
 from .pruning import Polish
 from .records import OptimizeResult, Status
-from .solver import ComposedSolver, SolverState
 
 __all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
 
@@ -59,7 +60,7 @@ def _late_gain(result: OptimizeResult, start: float) -> float:
 
 
 def solve_many(
-    solver: ComposedSolver,
+    solver: Chain,
     starts: Sequence[NDArray[np.float64]],
     group: OracleGroup,
     *,

@@ -37,6 +37,7 @@ from .arrays import copy, host, is_foreign, namespace
 from .base import ProbeShape
 from .orthogonal import gram_schmidt_rows, orthogonalised
 from .rowwise import row_norms
+from .stages import ShapesProbes
 
 __all__ = ["IterateShapedProbes", "ProbeShape", "shape_weights"]
 
@@ -69,7 +70,7 @@ def shape_weights(x: NDArray[np.float64], weight: float, active: NDArray[np.intp
 
 
 @dataclass(frozen=True)
-class IterateShapedProbes:
+class IterateShapedProbes(ShapesProbes):
     """Each probe's coordinates scaled by :func:`shape_weights` of the iterate, its length kept (module docstring).
 
     Parameters

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any, Literal
 
 from .base import SolverContext
+from .chain import Chain
 from .constants import SIGN_OPT_K
 from .descent import (
     REFERENCE_CODE_BETA,
@@ -38,7 +39,6 @@ from .estimators import (
 )
 from .radius_step import STEP_RADIUS_RATIO
 from .registry import register_solver
-from .solver import ComposedSolver
 
 __all__ = [
     "CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions", "sign_estimator",
@@ -68,7 +68,7 @@ def _rgf_defaults(context: SolverContext) -> dict[str, Any]:
 
 @register_solver("rgf", RGFOptions, "Randomized Gradient-Free with q-averaging and backtracking line search",
                  defaults=_rgf_defaults)
-def _make_rgf(opts: RGFOptions, ctx: SolverContext) -> ComposedSolver:
+def _make_rgf(opts: RGFOptions, ctx: SolverContext) -> Chain:
     return descent_solver("rgf", opts, forward_difference, best_probe=opts.use_best_probe, context=ctx)
 
 
@@ -111,7 +111,7 @@ def _rgf_fixed_defaults(context: SolverContext) -> dict[str, Any]:
 
 @register_solver("rgf-fixed", RGFFixedOptions, "RGF with the theory step 1/(4(d+4)L1), as analysed by Theorem 1",
                  defaults=_rgf_fixed_defaults)
-def _make_rgf_fixed(opts: RGFFixedOptions, ctx: SolverContext) -> ComposedSolver:
+def _make_rgf_fixed(opts: RGFFixedOptions, ctx: SolverContext) -> Chain:
     lip = opts.lipschitz if opts.lipschitz is not None else ctx.lipschitz
     if lip is None and (opts.step is None or opts.beta is None):
         raise ValueError(
@@ -151,7 +151,7 @@ def _coordinate_defaults(context: SolverContext) -> dict[str, Any]:
 
 @register_solver("coordinate", CoordinateOptions, "Zeroth-order coordinate descent (random or cyclic coordinates)",
                  defaults=_coordinate_defaults)
-def _make_coordinate(opts: CoordinateOptions, ctx: SolverContext) -> ComposedSolver:
+def _make_coordinate(opts: CoordinateOptions, ctx: SolverContext) -> Chain:
     sampler = CoordinateDirections(cyclic=opts.order == "cyclic")
     return descent_solver("coordinate", opts, forward_difference, sampler=sampler, best_probe=True, context=ctx)
 
@@ -201,7 +201,7 @@ def _sign_defaults(context: SolverContext) -> dict[str, Any]:
 
 @register_solver("sign", SignOptions, "Sign-OPT-style descent: sign of each directional difference from a comparison",
                  defaults=_sign_defaults)
-def _make_sign(opts: SignOptions, ctx: SolverContext) -> ComposedSolver:
+def _make_sign(opts: SignOptions, ctx: SolverContext) -> Chain:
     return descent_solver("sign", opts, sign_estimator(opts), context=ctx)
 
 
@@ -283,5 +283,5 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
 @register_solver("sign-growing", SignGrowingOptions,
                  "Sign-OPT-style descent whose comparisons per estimate grow like √t (cheap early steps)",
                  defaults=_sign_growing_defaults)
-def _make_sign_growing(opts: SignGrowingOptions, ctx: SolverContext) -> ComposedSolver:
+def _make_sign_growing(opts: SignGrowingOptions, ctx: SolverContext) -> Chain:
     return descent_solver("sign-growing", opts, sign_estimator(opts), context=ctx)

@@ -14,12 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .base import GradientEstimate, Move, SolverSettings, SolverState
+from .stages import StopsRun
 
 __all__ = ["DiminishingReturnsRule", "NoProgressRule", "StallRule"]
 
 
 @dataclass(frozen=True)
-class StallRule:
+class StallRule(StopsRun):
     """The OPT reference code's stall rule.
 
     When the step size falls below ``step_min``, the finite differences are too coarse for the current
@@ -41,7 +42,7 @@ class StallRule:
 
 
 @dataclass(frozen=True)
-class NoProgressRule:
+class NoProgressRule(StopsRun):
     """Converge when the iterate's value has not improved in ``window`` consecutive iterations.
 
     An improvement is a value below the best iterate value so far by more than ``rtol · |best| + atol``.
@@ -66,7 +67,7 @@ class NoProgressRule:
 
 
 @dataclass(frozen=True)
-class DiminishingReturnsRule:
+class DiminishingReturnsRule(StopsRun):
     """Converge once the second half of the run improved its value by less than ``min_gain`` (relative).
 
     At iteration t >= ``first_check`` the iterate's value is compared with the one at iteration ⌈t/2⌉: a

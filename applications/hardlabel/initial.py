@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from zeroopt import (
     BoxDirections,
-    ComposedSolver,
+    Chain,
     DirectionSampler,
     FreshStart,
     RaceWinner,
@@ -215,7 +215,7 @@ def initial_directions(
     tgt: NDArray[np.int64] | None,
     eps: float,
     context: SolverContext | None = None,
-    solver: ComposedSolver | None = None,
+    solver: Chain | None = None,
     starts: int = 1,
     race_queries: int = 0,
 ) -> tuple[list[int], list[NDArray[np.float64]], list[float], list[SolverState | None]]:
@@ -292,7 +292,7 @@ def fresh_initial_search(
     tgt: NDArray[np.int64] | None,
     eps: float,
     context: SolverContext | None = None,
-    solver: ComposedSolver | None = None,
+    solver: Chain | None = None,
 ) -> FreshStart:
     """``fresh_start`` for :func:`zeroopt.solve_many`: a new :func:`initial_directions` search (new candidates
     from each input's generator) for the runs whose basin is spent; run ``k`` attacks input ``members[k]``.

@@ -50,6 +50,8 @@ POINTS, FIRST_ITERATION = 8, 10
 TRACED = "sign-growing-traced"
 #: What the traced solver records, step by step: (run, iteration, iterate, estimate, next iterate, value).
 _SINK: list[tuple[int, int, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]] = []
+#: The estimate of the iteration running now (the traced solver reads it once the iteration returns).
+_SEEN: dict[str, Any] = {}
 
 
 def band_index(shape: tuple[int, ...], edges: tuple[int, ...] = BAND_EDGES) -> NDArray[np.intp]:
@@ -96,33 +98,33 @@ def sign_cos2(gradient: NDArray[np.float64], rng: np.random.Generator, *, shape:
 def _register_traced() -> None:
     """``sign-growing-traced``: the registry's sign-growing, each step recording (run, iteration, x, estimate)."""
     import zeroopt
-    from zeroopt.solver import ComposedSolver
 
     if TRACED in zeroopt.list_solvers():
         return
     spec = zeroopt.get_solver("sign-growing")
 
     @dataclasses.dataclass(frozen=True)
-    class Traced(ComposedSolver):
+    class Traced(zeroopt.Chain):
         def step_generator(self, state: Any) -> Generator[Any, Any, Any]:
-            seen: dict[str, Any] = {}
-
-            def estimator(x: Any, *args: Any) -> Generator[Any, Any, Any]:
-                est = yield from self.estimator(x, *args)
-                seen["g"] = est.g
-                return est
-
-            out = yield from ComposedSolver.step_generator(dataclasses.replace(self, estimator=estimator), state)
+            out = yield from zeroopt.Chain.step_generator(self, state)
             # (the run's generator stays the same object from its start to its end: it names the run)
-            _SINK.append((id(state.rng), state.iteration, np.array(state.x), np.array(seen["g"]),
+            _SINK.append((id(state.rng), state.iteration, np.array(state.x), np.array(_SEEN["g"]),
                           np.array(out.state.x), float(state.fx)))
             return out
 
+    @dataclasses.dataclass(frozen=True)
+    class Seen(zeroopt.Estimate):
+        def update(self, it: Any) -> Generator[Any, Any, Any]:
+            it = yield from zeroopt.Estimate.update(self, it)
+            _SEEN["g"] = it.estimate.g
+            return it
+
     @zeroopt.register_solver(TRACED, spec.options_type, "sign-growing, recording every iterate and estimate",
                              defaults=spec.context_defaults_fn)
-    def _make(opts: Any, ctx: Any) -> ComposedSolver:
+    def _make(opts: Any, ctx: Any) -> zeroopt.Chain:
         built = spec.factory(opts, ctx)
-        return Traced(**{f.name: getattr(built, f.name) for f in dataclasses.fields(built)})
+        traced = built.with_part(Seen(built.find(zeroopt.Estimate).estimator))  # type: ignore[union-attr]
+        return Traced(**{f.name: getattr(traced, f.name) for f in dataclasses.fields(traced)})
 
 
 def boundary_gradient(labels: Any, adversarial: Any, margin_gradient: Any, x0: NDArray[np.float64],

@@ -78,10 +78,10 @@ MUTANTS: tuple[Mutant, ...] = (
           "    if False:\n        for _ in range(max_shrink):"),),
     ),
     Mutant(
-        "random-direction", "random direction used instead of the gradient estimate (same norm)", "zeroopt/solver.py",
-        (("self.step_rule(state.x, state.fx, est.g, state.step, eps, self.retract)",
-          "self.step_rule(state.x, state.fx, state.rng.standard_normal(d) * float(np.linalg.norm(est.g))"
-          " / np.sqrt(d), state.step, eps, self.retract)"),),
+        "random-direction", "random direction used instead of the gradient estimate (same norm)", "zeroopt/stages.py",
+        (("self.rule(s.x, s.fx, it.direction, s.step, it.eps, it.solver.retract)",
+          "self.rule(s.x, s.fx, s.rng.standard_normal(s.x.size) * float(np.linalg.norm(it.direction))"
+          " / np.sqrt(s.x.size), s.step, it.eps, it.solver.retract)"),),
     ),
     Mutant(
         "semicircle-radius", "semicircular step compares at f(θ) instead of the circle's radius f(θ) cos φ",

@@ -6,11 +6,11 @@ Rademacher direction u (±1 in every coordinate) and moves by the gain a_k along
 (f(x + c_k u) − f(x − c_k u)) / (2 c_k) · u, with Spall's gain sequences a_k = a / (k + 1 + A)^α and
 c_k = c / (k + 1)^γ, and his published exponents as the defaults: α = 0.602, γ = 0.101 (J. C. Spall, "Implementation
 of the simultaneous perturbation algorithm for stochastic optimization", IEEE Trans. Aerospace and Electronic
-Systems 34(3), 1998). c is the option every zeroopt solver calls ``beta`` (the probe radius); a defaults to
+Systems 34(3), 1998). c is the probe radius (what the other solvers call β); a defaults to
 (1 + A)^α / (2d), a first step of 1/(2d).
 
-Built from public parts — a sampler registered by name, :class:`zeroopt.DescentOptions`, the fixed step and
-:func:`zeroopt.descent_solver` — with one behaviour of its own, the gain sequences.
+A literal chain of public parts — a Rademacher sampler, a two-sided estimator, the fixed step — and one part of
+its own, the gains, whose settings are the solver's options: SPSA has those five and no others.
 """
 
 from dataclasses import dataclass, replace
@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import zeroopt
+from zeroopt import Estimate, FixedProbes, Sample, Step
 
 
 class Rademacher(zeroopt.GaussianDirections):  # ±1 in every coordinate: E[u uᵀ] = I, as for N(0, I), so scale 1
@@ -34,24 +35,20 @@ def two_sided(x, fx, u, c, scale, eps):  # g = scale/q · Σ (f(x + cu) − f(x 
 
 
 @dataclass(frozen=True)
-class SPSAOptions(zeroopt.DescentOptions):  # and every descent option: beta (= c), retract, eps_per_beta, ...
+class SpallGains(zeroopt.stages.AmendsMove):  # its part of its own, whose settings are all the options SPSA has
     a: float = 0.1
     A: float = 10.0
     alpha: float = 0.602
+    c: float = 0.005  # the probe radius
     gamma: float = 0.101
-    q: int = 1
-    directions: str = "rademacher"
-    line_search: str = "fixed"
 
-
-zeroopt.register_sampler("rademacher", lambda context: Rademacher())
-
-
-@zeroopt.register_solver("spsa", SPSAOptions, "SPSA: two-sided differences along Rademacher directions, Spall's gains",
-                         defaults=lambda ctx: {"a": (1 + SPSAOptions.A) ** SPSAOptions.alpha / (2 * ctx.dim)})
-def make_spsa(o, ctx):
-    def spall_gains(solver, before, estimate, move):  # the behaviour: iteration k = before's + 1 takes a_k and c_k
+    def __call__(self, solver, before, estimate, move):  # iteration k = before's + 1 takes a_k and c_k
         k = before.iteration + 1
-        return replace(move, next_step=o.a / (k + 1 + o.A) ** o.alpha, beta=o.beta / (k + 1) ** o.gamma)
-    return zeroopt.descent_solver("spsa", replace(o, step=o.a / (1 + o.A) ** o.alpha), two_sided, context=ctx,
-                                  behaviours=(spall_gains,))  # yours come right after the step rule
+        return replace(move, next_step=self.a / (k + 1 + self.A) ** self.alpha, beta=self.c / (k + 1) ** self.gamma)
+
+
+@zeroopt.register_solver("spsa", SpallGains, "SPSA: two-sided differences along Rademacher directions, Spall's gains",
+                         defaults=lambda ctx: {"a": (1 + SpallGains.A) ** SpallGains.alpha / (2 * ctx.dim)})
+def make_spsa(gains, ctx):
+    return zeroopt.chain(FixedProbes(1), Sample(Rademacher()), Estimate(two_sided), Step(zeroopt.fixed_step), gains,
+                         name="spsa", beta=gains.c, step=gains.a / (1 + gains.A) ** gains.alpha)
