@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import pkgutil
+from pathlib import Path
 
 import pytest
+
+import zeroopt
+
+#: Every zeroopt module whose docstrings hold an example, found rather than listed.
+ZEROOPT_EXAMPLES = sorted(f"zeroopt.{m.name}" for m in pkgutil.iter_modules(zeroopt.__path__)
+                          if ">>>" in (Path(zeroopt.__path__[0]) / f"{m.name}.py").read_text())
 
 
 @pytest.mark.parametrize(
     "name",
-    ["zeroopt.driver", "zeroopt.restarts", "zeroopt.pruning", "zeroopt.mixture", "zeroopt.estimators",
-     "zeroopt.momentum", "zeroopt.history_subspace", "zeroopt.describe",
+    [*ZEROOPT_EXAMPLES,
      "applications.hardlabel.attack",
      "applications.hardlabel.bounds", "applications.trees.exact",
      "applications.trees.thresholds", "theory.figures", "theory.storage", "benchmarks.studies.basins",

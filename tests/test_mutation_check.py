@@ -28,3 +28,15 @@ def test_a_row_an_older_page_listed_twice_goes_to_its_first_command() -> None:
                         {"command": "second", "baseline": {}, "mutants": [a, b]}]}
     _, earlier = merge_update(page, [_row(c)])
     assert [(e["command"], e["mutants"]) for e in earlier] == [("first", [a]), ("second", [b])]
+
+
+def test_every_planted_bug_still_finds_the_code_it_changes() -> None:
+    """A mutant whose search text moved would plant nothing: each edit must match exactly once in today's tree."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for mutant in MUTANTS:
+        text = (root / mutant.path).read_text()
+        for search, _ in mutant.edits:
+            assert text.count(search) == 1, f"{mutant.name}: search text not found once in {mutant.path}"
+            text = text.replace(search, _)

@@ -11,7 +11,7 @@ Examples
 >>> import numpy as np
 >>> from zeroopt.arrays import namespace, like, norm
 >>> x = np.ones(4)
->>> namespace(x) is np, norm(like([3.0, 4.0], x))
+>>> namespace(x) is np, norm(like(np.array([3.0, 4.0]), x))
 (True, 5.0)
 """
 

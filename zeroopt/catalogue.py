@@ -31,7 +31,9 @@ def chains_page() -> str:
            "Each solver's chain as `zeroopt.get_solver(name).describe(context)` prints it, in the contexts zeroopt",
            "is used in; the stages and the parts' contract are tabled in `zeroopt.stages`. Written by",
            "`python -c \"import zeroopt.catalogue as c; print(c.chains_page(), end='')\" > docs/solvers.md` (a test",
-           "keeps it current). Why the default solver is set as it is: [defaults.md](defaults.md).", ""]
+           "keeps it current). Beside each part, after `<-`, the options that set it (every other option sets the",
+           "chain's own `beta`, `step` or `retract`). Why the default solver is set as it is:",
+           "[defaults.md](defaults.md).", ""]
     solvers = sorted(name for name, spec in list_solvers().items() if spec.factory.__module__.startswith("zeroopt."))
     for title, traits in PAGE_CONTEXTS:
         out += [f"## {title}", ""]

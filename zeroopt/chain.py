@@ -55,6 +55,9 @@ class Chain:
         Initial step size for the step rule.
     retract
         Optional map applied to every new iterate (e.g. :func:`~zeroopt.parts.unit_sphere`).
+    options
+        For a chain built from a registered solver's options: the names of the options that set each part, in
+        the parts' order (:meth:`describe` shows them beside each part); empty: none.
     """
 
     name: str
@@ -62,12 +65,15 @@ class Chain:
     beta: float
     step: float
     retract: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
+    options: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         for part in self.parts:
             if not isinstance(part, Part) or getattr(part, "stage", None) not in STAGES:
                 raise TypeError(f"{part!r} is not a part of a stage in {STAGES}: give it a stage, init and update "
                                 "(zeroopt.stages), or wrap a behaviour with Amend, a sampler with Sample")
+        if self.options and len(self.options) != len(self.parts):
+            raise ValueError(f"options name the options of each part: {len(self.options)} for {len(self.parts)} parts")
         missing = [s for s in ("count", "sample", "estimate", "step") if not self.parts_at(s)]
         if missing:
             raise ValueError(f"solver {self.name!r} has no part for the stage(s) {missing}")
@@ -92,7 +98,7 @@ class Chain:
     def with_part(self, new: Part, *, replacing: type | None = None) -> Chain:
         """This solver with ``new`` in place of its part of the same stage — or of the part of type ``replacing``
         (wrapped samplers, estimators and step rules count) where the stage holds several — or, where the stage
-        has none, with ``new`` added where its stage runs. The override of a part by a part, not by an option."""
+        has none, with ``new`` added where its stage runs (:meth:`with_added`). A part overridden by a part."""
         if replacing is not None:
             matches = [k for k, p in enumerate(self.parts) if self._holds(p, replacing)]
         else:
@@ -101,16 +107,20 @@ class Chain:
             raise ValueError(f"{self.name!r} has {len(matches)} {new.stage} parts "
                              f"({[type(self.parts[k]).__name__ for k in matches]}): name the one to replace with "
                              "replacing=<its type>")
-        parts = list(self.parts)
-        if matches:
-            parts[matches[0]] = new
-        elif replacing is not None:
+        if not matches and replacing is not None:
             raise ValueError(f"{self.name!r} has no {replacing.__name__} part to replace")
-        else:
-            order = STAGES.index(new.stage)
-            at = sum(1 for p in parts if STAGES.index(p.stage) <= order)  # after every part of an earlier stage
-            parts.insert(at, new)
+        if not matches:
+            return self.with_added(new)
+        parts = list(self.parts)
+        parts[matches[0]] = new
         return replace(self, parts=tuple(parts))
+
+    def with_added(self, new: Part) -> Chain:
+        """This solver with ``new`` added after its last part of the same or an earlier stage."""
+        order = STAGES.index(new.stage)
+        at = max((k + 1 for k, p in enumerate(self.parts) if STAGES.index(p.stage) <= order), default=0)
+        options = (*self.options[:at], (), *self.options[at:]) if self.options else ()
+        return replace(self, parts=(*self.parts[:at], new, *self.parts[at:]), options=options)
 
     @staticmethod
     def _holds(part: Part, kind: type) -> bool:

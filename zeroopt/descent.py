@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .base import Behaviour, DirectionSampler, Precision, SolverContext, StepRule
-from .chain import Chain, chain
+from .chain import Chain
 from .constants import (
     PAPER_BETA,
     PAPER_Q,
@@ -63,6 +63,13 @@ NO_PROGRESS_WINDOW = 200
 
 LineSearch = Literal["opt", "armijo", "fixed", "semicircle"]
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]] | None
+
+
+#: The options each step rule takes (``line_search`` names the rule).
+STEP_RULE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "opt": ("grow", "shrink", "coarse_candidates"), "semicircle": ("grow", "shrink", "step_min"), "armijo": ("grow",),
+    "fixed": (),
+}
 
 
 def check_positive(name: str, value: float | None, *, integer: bool = False, allow_none: bool = False) -> None:
@@ -308,28 +315,33 @@ def descent_solver(
     if shape is not None and shape.orthonormal and isinstance(drawn, OrthogonalDirections):
         # The shape orthonormalises the reshaped probes again: one Gram-Schmidt pass gives the same directions.
         drawn = replace(drawn, deferred=True)
-    fixed = opts.line_search == "fixed"
-    return chain(
-        SkipFlat() if opts.skip_flat else None,
-        precision_for(opts),
-        FixedProbes(int(opts.q)) if opts.q_start is None else SqrtProbeGrowth(min(int(opts.q_start), int(opts.q)),
-                                                                              int(opts.q)),
-        Sample(drawn),
-        shape,
-        None if opts.history_span is None else HistorySubspaceProbes(int(opts.history_span)),
-        Estimate(estimator),
-        HistoryPrior() if opts.history_prior else None,  # before momentum, which then follows the prior's mean
-        None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)),
-        Step(step_rule_for(opts)),
-        BestProbe() if best_probe else None,
-        *(b if isinstance(b, Part) else Amend(b) for b in behaviours),
+    fixed, has = opts.line_search == "fixed", (lambda *names: tuple(n for n in names if hasattr(opts, n)))
+    q = FixedProbes(int(opts.q)) if opts.q_start is None else SqrtProbeGrowth(min(int(opts.q_start), int(opts.q)),
+                                                                             int(opts.q))
+    parts_and_options: tuple[tuple[Part | None, tuple[str, ...]], ...] = (  # each part, and the options that set it
+        (SkipFlat() if opts.skip_flat else None, ("skip_flat",)),
+        (precision_for(opts), ("eps", "eps_per_beta", "eps_relative")),
+        (q, ("q", "q_start")),
+        (Sample(drawn), ("directions", *has("order"))),
+        (shape, ("probe_shape",)),
+        (None if opts.history_span is None else HistorySubspaceProbes(int(opts.history_span)), ("history_span",)),
+        (Estimate(estimator), has("baseline", "probe_level")),
+        (HistoryPrior() if opts.history_prior else None, ("history_prior",)),  # before momentum: it follows the prior
+        (None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)), ("momentum",)),
+        (Step(step_rule_for(opts)), ("line_search", *STEP_RULE_OPTIONS[opts.line_search])),
+        (BestProbe() if best_probe else None, has("use_best_probe")),
+        *((b if isinstance(b, Part) else Amend(b), ()) for b in behaviours),
         # The radius rules read β as the probes used it, before the stall rule may shrink it for a stalled step.
-        RadiusFollowsBalance() if opts.beta_balance else None,
-        None if opts.beta_per_step is None else RadiusFollowsStep(float(opts.beta_per_step),
-                                                                  float(opts.beta_step_floor)),
-        None if fixed else StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min),
-        NoProgressRule(int(opts.patience)) if fixed and opts.patience is not None else None,
-        RadiusAboveNoise() if opts.beta_above_noise else None,  # after the stall rule: it may undo a shrink of β
-        None if opts.min_progress is None else DiminishingReturnsRule(float(opts.min_progress)),
-        name=name, beta=float(opts.beta), step=float(opts.step), retract=opts.retract,
+        (RadiusFollowsBalance() if opts.beta_balance else None, ("beta_balance",)),
+        (None if opts.beta_per_step is None else RadiusFollowsStep(float(opts.beta_per_step),
+                                                                   float(opts.beta_step_floor)),
+         ("beta_per_step", "beta_step_floor")),
+        (None if fixed else StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min),
+         ("step_min", "step_reset", "beta_decay", "beta_min")),
+        (NoProgressRule(int(opts.patience)) if fixed and opts.patience is not None else None, ("patience",)),
+        (RadiusAboveNoise() if opts.beta_above_noise else None, ("beta_above_noise",)),  # after the stall rule
+        (None if opts.min_progress is None else DiminishingReturnsRule(float(opts.min_progress)), ("min_progress",)),
     )
+    kept = [(part, names) for part, names in parts_and_options if part is not None]
+    return Chain(name=name, parts=tuple(p for p, _ in kept), beta=float(opts.beta), step=float(opts.step),
+                 retract=opts.retract, options=tuple(names for _, names in kept))

@@ -3,8 +3,8 @@
 >>> import zeroopt
 >>> print(zeroopt.get_solver("rgf").describe(zeroopt.SolverContext(dim=10)))  # doctest: +ELLIPSIS
 rgf for SolverContext(dim=10): beta = 0.005, step = 0.2
-   1 count      FixedProbes(q=20)
-   2 sample     GaussianDirections(...)
+   1 count      FixedProbes(q=20)  <- q, q_start
+   2 sample     GaussianDirections()  <- directions
 ...
 """
 
@@ -56,6 +56,7 @@ def describe_chain(solver: Any, context: Any = None) -> str:
         inner = next((getattr(part, a) for a in ("sampler", "estimator", "rule", "behaviour") if hasattr(part, a)),
                      None)
         shown = describe_part(part if inner is None else inner)
-        lines.append(f"  {k:>2} {part.stage:<10} {shown}")
+        options = solver.options[k - 1] if solver.options else ()
+        lines.append(f"  {k:>2} {part.stage:<10} {shown}" + (f"  <- {', '.join(options)}" if options else ""))
     lines.append(f"     {'retract':<10} {describe_part(solver.retract)}")
     return "\n".join(lines)

@@ -20,7 +20,7 @@ valley) and keeps the part they share (the way along it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -67,7 +67,7 @@ class AdaptiveMomentum(ChoosesDirection):
 
     max_weight: float = 1.0
     memory_weight: float = MOMENTUM_MEMORY
-    key: str = "momentum"
+    key: str = field(default="momentum", repr=False)  # where it keeps its memory: not a setting
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.max_weight) and self.max_weight >= 0):

@@ -30,7 +30,7 @@ that shrinks toward a minimum makes it overshoot (``rgf-fixed`` diverged on a qu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -128,7 +128,7 @@ class HistoryPrior(ChoosesDirection):
 
     memory_weight: float = PRIOR_MEMORY
     forget_step: bool = False
-    key: str = "history_prior"
+    key: str = field(default="history_prior", repr=False)  # where it keeps its memory: not a setting
 
     def __post_init__(self) -> None:
         if not 0 < self.memory_weight <= 1:

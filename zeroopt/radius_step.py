@@ -16,7 +16,7 @@ step rule's step means); an iteration that did not move leaves β as it is.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -85,7 +85,7 @@ class RadiusFollowsStep(AmendsMove):
     ratio: float = STEP_RADIUS_RATIO
     floor_ratio: float = STEP_RADIUS_FLOOR_RATIO
     smoothing: float = STEP_RADIUS_SMOOTHING
-    key: str = "radius_follows_step"
+    key: str = field(default="radius_follows_step", repr=False)  # where it keeps its memory: not a setting
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.ratio) and self.ratio > 0):

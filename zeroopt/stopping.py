@@ -11,7 +11,7 @@ Each is a :class:`~zeroopt.base.Behaviour`: ``rule(solver, before, estimate, mov
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .stages import StopsRun
@@ -54,7 +54,7 @@ class NoProgressRule(StopsRun):
     window: int = 200
     rtol: float = 1e-9
     atol: float = 0.0
-    key: str = "no_progress"
+    key: str = field(default="no_progress", repr=False)  # where it keeps its memory: not a setting
 
     def __call__(self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
         best, since = move.memory.get(self.key, (before.fx, 0))
@@ -78,7 +78,7 @@ class DiminishingReturnsRule(StopsRun):
 
     min_gain: float = 0.01
     first_check: int = 16
-    key: str = "diminishing_returns"
+    key: str = field(default="diminishing_returns", repr=False)  # where it keeps its memory: not a setting
 
     def __call__(self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
         # log[t] = f after iteration t. Extending the log in place costs O(1) per iteration (a copy would cost

@@ -62,14 +62,14 @@ MUTANTS: tuple[Mutant, ...] = (
           "        won = tournament(group, hits, eps, accelerate=selection == \"tournament\")\n"
           "        for i, s in spent.items():\n"
           "            group.images[i].ledger.spent = s\n        return won\n"),
-         ("                best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]\n"
+         ("                best[s.owner] = (copy(s.ray.direction), s.value)  # type: ignore[union-attr]\n"
           "    return best\n",
-          "                best[s.owner] = (s.ray.direction.copy(), s.value)  # type: ignore[union-attr]\n"
+          "                best[s.owner] = (copy(s.ray.direction), s.value)  # type: ignore[union-attr]\n"
           "    for i, s in spent.items():\n        group.images[i].ledger.spent = s\n    return best\n")),
     ),
     Mutant(
         "estimator-no-1/beta", "estimator drops its 1/β scale", "zeroopt/estimators.py",
-        (("    diffs = (values[finite] - fx) / beta\n", "    diffs = values[finite] - fx\n"),),
+        (("    diffs = differences / beta\n", "    diffs = differences\n"),),
     ),
     Mutant(
         "line-search-never-shrinks", "line search never shrinks (OPT line search: no quartering)",
@@ -89,7 +89,7 @@ MUTANTS: tuple[Mutant, ...] = (
         (("levels=np.array([fx * np.cos(angle)])", "levels=np.array([fx])"),),
     ),
     Mutant(
-        "bisection-eps", "bisection tolerance ε replaced by a fixed 0.01", "applications/hardlabel/boundary.py",
+        "bisection-eps", "bisection tolerance ε replaced by a fixed 0.01", "applications/hardlabel/search.py",
         (("        if self.hi - self.lo <= self.eps:\n", "        if self.hi - self.lo <= 0.01:\n"),),
     ),
     Mutant(
