@@ -10,7 +10,7 @@ from scipy.fft import dctn
 import zeroopt
 from applications.hardlabel import Start, attack
 from applications.hardlabel.tournament import tournament
-from zeroopt.directions import make_sampler, sampler_names
+from zeroopt.samplers import make_sampler, sampler_names
 
 SHAPE = (1, 12, 12)
 CONTEXT = zeroopt.SolverContext(dim=144, shape=SHAPE)
@@ -319,7 +319,7 @@ def test_a_bracket_from_a_coarse_answer_is_refined_not_searched_afresh() -> None
 
 def test_coarse_line_search_candidates_keep_the_point_and_its_precision_for_fewer_queries() -> None:
     """The OPT line search with candidates evaluated to 64 ε: the same step, the kept value refined to ε."""
-    from zeroopt.linesearch import opt_line_search
+    from zeroopt.stepping import opt_line_search
 
     d, eps = 8, 1e-7
     w = np.full(d, 0.2)

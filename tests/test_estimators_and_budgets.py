@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.directions import GaussianDirections, SphereDirections
 from zeroopt.estimators import forward_difference
 from zeroopt.oracle import CallableOracle, Compare, Evaluate, Evaluation, Oracle
+from zeroopt.samplers import GaussianDirections, SphereDirections
 
 FAST = settings(max_examples=15, deadline=None, derandomize=True)
 

@@ -31,7 +31,7 @@ def test_a_row_an_older_page_listed_twice_goes_to_its_first_command() -> None:
 
 
 def test_every_planted_bug_still_finds_the_code_it_changes() -> None:
-    """A mutant whose search text moved would plant nothing: each edit must match exactly once in today's tree."""
+    """A mutant whose search text moved would plant nothing: each edit must match exactly once in the tree."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.directions import make_sampler
+from zeroopt.samplers import make_sampler
 
 
 @settings(max_examples=40, deadline=None)

@@ -32,8 +32,8 @@ import numpy as np
 from scipy.fft import idctn
 
 import zeroopt
-from zeroopt.directions import make_sampler
 from zeroopt.oracle import Compare, Comparison, Evaluation
+from zeroopt.samplers import make_sampler
 
 __all__ = ["estimate_quality", "smooth_gradient"]
 

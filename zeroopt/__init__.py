@@ -20,14 +20,6 @@ from .box import BoxDirections
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
 from .chain import Chain, chain
 from .descent import DescentOptions, check_positive, descent_solver, preset_for, unit_sphere_steps
-from .directions import (
-    CoordinateDirections,
-    DirectionSampler,
-    GaussianDirections,
-    SphereDirections,
-    make_sampler,
-    register_sampler,
-)
 from .driver import drive, minimize, run_solver
 from .errors import ObjectiveError, PartialResultError, partial_result
 from .estimators import (
@@ -39,7 +31,6 @@ from .estimators import (
     sign_of_difference,
 )
 from .history_subspace import HistorySubspaceProbes
-from .linesearch import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .mixture import MixtureDirections, multi_scale_directions
 from .momentum import AdaptiveMomentum, DirectionRule
 from .noise import RadiusAboveNoise
@@ -103,6 +94,14 @@ from .registry import (
     register_solver,
 )
 from .restarts import EXPLOIT_GAIN, POLISH_RESERVE, FreshStart, solve_many
+from .samplers import (
+    CoordinateDirections,
+    DirectionSampler,
+    GaussianDirections,
+    SphereDirections,
+    make_sampler,
+    register_sampler,
+)
 from .shaping import IterateShapedProbes, ProbeShape
 from .stages import (
     STAGES,
@@ -115,6 +114,7 @@ from .stages import (
     SkipFlat,
     Step,
 )
+from .stepping import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 
 __version__ = "0.1.0"

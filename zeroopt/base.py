@@ -8,12 +8,12 @@ stage's function, whose protocol is here:
 =================  ===========================================================  ===============================
 stage              protocol (call signature)                                    built-in parts, in ``zeroopt.``
 =================  ===========================================================  ===============================
-sampling           :class:`DirectionSampler` ``sample(rng, q, d, t)``           ``directions``, ``orthogonal``,
+sampling           :class:`DirectionSampler` ``sample(rng, q, d, t)``           ``samplers``, ``orthogonal``,
                                                                                 ``subspace``, ``box``
 probe shaping      :class:`ProbeShape` ``(directions, x, active)``              ``shaping``, ``history_subspace``
 estimating         :class:`GradientEstimator` ``(x, fx, u, beta, scale, eps)``  ``estimators``
 direction          :class:`DirectionRule` ``(solver, before, estimate)``        ``momentum``, ``prior``
-stepping           :class:`StepRule` ``(x, fx, g, step, eps, retract)``         ``linesearch``
+stepping           :class:`StepRule` ``(x, fx, g, step, eps, retract)``         ``stepping``
 amending the move  :class:`Behaviour` ``(solver, before, estimate, move)``      ``parts`` (the best probe); the
                                                                                 probe radius: ``radius``,
                                                                                 ``radius_step``, ``noise``
@@ -66,7 +66,7 @@ class SolverContext:
     radial
         The value is a *radius*: the distance from a centre, along the ray of x, to a set (the hard-label
         attack's g(θ)), so "is f(θ') < r?" asks whether the point at radius r along θ' lies in the set, and
-        the semicircular step (:func:`~zeroopt.linesearch.semicircle_step`) applies. Implies ``unit_sphere``.
+        the semicircular step (:func:`~zeroopt.stepping.semicircle_step`) applies. Implies ``unit_sphere``.
     adjustable_precision
         The oracle answers to a requested precision ε, at a cost that grows as ε shrinks, so a solver
         may tie ε to its smoothing radius β.

@@ -36,10 +36,8 @@ from .constants import (
     REFERENCE_STEP_MIN,
     REFERENCE_STEP_RESET,
 )
-from .directions import make_sampler, sampler_names
 from .estimators import GradientEstimator
 from .history_subspace import HistorySubspaceProbes
-from .linesearch import armijo_step, fixed_step, opt_line_search, semicircle_step
 from .momentum import AdaptiveMomentum
 from .noise import RadiusAboveNoise
 from .orthogonal import OrthogonalDirections
@@ -48,8 +46,10 @@ from .precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsVal
 from .prior import HistoryPrior
 from .radius import RadiusFollowsBalance
 from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
+from .samplers import make_sampler, sampler_names
 from .shaping import IterateShapedProbes
 from .stages import Amend, Estimate, FixedProbes, Part, Sample, SkipFlat, Step
+from .stepping import armijo_step, fixed_step, opt_line_search, semicircle_step
 from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __all__ = [
@@ -96,7 +96,7 @@ class DescentOptions:
         When set, the probes grow from ``q_start`` like √t up to ``q`` (:class:`~zeroopt.parts.SqrtProbeGrowth`);
         a ``q`` at or below ``q_start`` is a constant ``q`` (so ``q=`` alone still fixes the probes).
     directions
-        Name of the direction sampler (:func:`zeroopt.directions.sampler_names`).
+        Name of the direction sampler (:func:`zeroopt.samplers.sampler_names`).
     line_search
         ``"opt"`` (the reference code's doubling/quartering search, factors ``grow``/``shrink``),
         ``"armijo"`` or ``"fixed"`` (move by ``step`` unconditionally; no stall rule).
@@ -114,7 +114,7 @@ class DescentOptions:
         the budget or ``max_iter`` ends the run. Unused by the other line searches, whose stall rule stops them.
     coarse_candidates
         The ``"opt"`` line search evaluates its candidates to this multiple of ε and refines only the one it
-        keeps (:func:`~zeroopt.linesearch.opt_line_search`'s ``coarse``); 1: every candidate to ε.
+        keeps (:func:`~zeroopt.stepping.opt_line_search`'s ``coarse``); 1: every candidate to ε.
     momentum
         When set, the step follows :class:`~zeroopt.momentum.AdaptiveMomentum` with this ``max_weight`` (the
         previous direction's weight once every step overshoots); ``None``: the estimate itself.

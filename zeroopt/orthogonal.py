@@ -27,8 +27,8 @@ from numpy.typing import NDArray
 from scipy.linalg import solve_triangular
 
 from .arrays import is_foreign, namespace
-from .directions import register_sampler
 from .rowwise import row_norms
+from .samplers import register_sampler
 
 __all__ = ["ORTHOGONAL_MIN_RATIO", "OrthogonalDirections", "gram_schmidt_rows", "orthogonalised", "orthonormal_rows"]
 

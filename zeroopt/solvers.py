@@ -27,7 +27,6 @@ from .descent import (
     preset_for,
     unit_sphere_steps,
 )
-from .directions import CoordinateDirections
 from .estimators import (
     PROBE_LEVELS,
     GradientEstimator,
@@ -39,6 +38,7 @@ from .estimators import (
 )
 from .radius_step import STEP_RADIUS_RATIO
 from .registry import register_solver
+from .samplers import CoordinateDirections
 
 __all__ = [
     "CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions", "sign_estimator",

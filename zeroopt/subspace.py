@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.fft import idctn
 
-from .directions import register_sampler
+from .samplers import register_sampler
 
 __all__ = [
     "DEFAULT_FREQUENCY_FRACTION", "MIN_SMOOTH_AXIS", "LowFrequencyDirections", "WideningLowFrequency", "smooth_axes",
@@ -112,7 +112,7 @@ def _low_frequency(context):  # type: ignore[no-untyped-def]
 
     A problem that states no shape (or no axis long enough to smooth) gets the uniform sphere.
     """
-    from .directions import SphereDirections
+    from .samplers import SphereDirections
 
     shape = smoothable_shape(context)
     return SphereDirections() if shape is None else LowFrequencyDirections(shape)
@@ -157,7 +157,7 @@ class WideningLowFrequency:
 def _widening_low_frequency(context):  # type: ignore[no-untyped-def]
     """``directions="widening-low-frequency"``: :class:`WideningLowFrequency` over the problem's array shape
     (the uniform sphere where it states none)."""
-    from .directions import SphereDirections
+    from .samplers import SphereDirections
 
     shape = smoothable_shape(context)
     return SphereDirections() if shape is None else WideningLowFrequency(shape)

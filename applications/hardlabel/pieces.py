@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 import zeroopt
 from zeroopt.checks import check_max_iter
 from zeroopt.descent import PRESETS
-from zeroopt.directions import sampler_names
+from zeroopt.samplers import sampler_names
 
 from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_RATIO
 from .initial import SELECTIONS
@@ -82,7 +82,7 @@ class Start:
         Candidate directions per search (random for untargeted attacks, toward target-class examples for
         targeted ones).
     initial_directions : str
-        The zeroopt direction sampler that draws the untargeted candidates (``zeroopt.directions.sampler_names``:
+        The zeroopt direction sampler that draws the untargeted candidates (``zeroopt.samplers.sampler_names``:
         ``"low-frequency"``, ``"multi-scale"``, ``"gaussian"`` — the reference code's —, ...).
     initial_selection : str
         How the best candidate is picked: ``"record"`` (each asked once, just below the best distance so far,

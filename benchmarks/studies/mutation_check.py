@@ -73,7 +73,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "line-search-never-shrinks", "line search never shrinks (OPT line search: no quartering)",
-        "zeroopt/linesearch.py",
+        "zeroopt/stepping.py",
         (("    if best_f >= fx:\n        for _ in range(max_shrink):",
           "    if False:\n        for _ in range(max_shrink):"),),
     ),
@@ -85,7 +85,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "semicircle-radius", "semicircular step compares at f(θ) instead of the circle's radius f(θ) cos φ",
-        "zeroopt/linesearch.py",
+        "zeroopt/stepping.py",
         (("levels=np.array([fx * np.cos(angle)])", "levels=np.array([fx])"),),
     ),
     Mutant(
