@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -263,8 +264,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    {_short(t)}")
             shutil.rmtree(work)
     command = "python -m benchmarks.studies.mutation_check" + (f" --only {args.only}" if args.only else "") + (
-        f" --tests {' '.join(args.tests)}" if args.tests else "") + (" --update" if args.update else "")
-    baseline = {"tests": " ".join(args.tests) or "the default suite (pytest -m 'not slow')",
+        f" --tests {shlex.join(args.tests)}" if args.tests else "") + (" --update" if args.update else "")
+    baseline = {"tests": shlex.join(args.tests) or "the default suite (pytest -m 'not slow')",
                 "passed": len(passed0), "seconds": sec0}
     earlier: list[dict] = []
     if args.update and args.out != "-" and Path(args.out).with_suffix(".json").exists():
