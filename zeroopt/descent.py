@@ -125,7 +125,7 @@ class DescentOptions:
         the prior's alone). Not with ``line_search="fixed"``.
     skip_flat
         Keep the probes off the coordinates the oracle says the objective does not depend on near the iterate
-        (:class:`~zeroopt.oracle.FlatCoordinates`; ``ComposedSolver(skip_flat=True)``), and move to the
+        (:class:`~zeroopt.oracle.FlatCoordinates`; the part :class:`~zeroopt.stages.SkipFlat`), and move to the
         equivalent point of lower value it names, if any. Off by default; an oracle that knows nothing makes it
         a no-op.
     probe_shape
