@@ -73,7 +73,7 @@ def test_what_a_part_starts_with_is_in_the_state_and_what_it_keeps_goes_on() -> 
 CHAIN_SETTINGS = {"beta", "step", "retract", "lipschitz", "delta"}  # the chain's own (rgf-fixed's set step and β)
 EVERY_PART = ({}, {"momentum": 1.0, "history_prior": True, "history_span": 3, "probe_shape": 0.3, "skip_flat": True,
                    "beta_balance": True, "beta_per_step": 0.25, "beta_above_noise": True, "min_progress": 0.01,
-                   "eps_per_beta": 0.01, "q_start": 2},
+                   "eps_per_beta": 0.01, "q_start": 2, "quasi_newton": 5},
               {"line_search": "semicircle"}, {"line_search": "armijo"}, {"line_search": "fixed", "patience": 5})
 
 

@@ -174,7 +174,7 @@ def test_history_records_are_consistent(name: str) -> None:
 PART_OPTIONS = [("momentum", 1.0), ("history_prior", True), ("baseline", True), ("baseline", "shrunk"),
                 ("directions", "orthogonal"), ("directions", "nearly-orthogonal"), ("skip_flat", True),
                 ("probe_level", "tangent"), ("beta_balance", True), ("beta_per_step", 0.25), ("history_span", 3),
-                ("beta_above_noise", True)]
+                ("beta_above_noise", True), ("quasi_newton", 5)]
 
 
 CONTRACT_CONTEXT = zeroopt.SolverContext(dim=10, lipschitz=2.0)  # Quadratic's: rgf-fixed's theory step needs it
@@ -195,12 +195,14 @@ SOLVERS_WITH_PARTS = [case for case in ACCEPTED if _composes(*case)]
 
 
 def test_a_solver_refuses_only_the_parts_it_declares_unusable() -> None:
-    """The one refusal: the history prior with a fixed step (every other accepted part composes)."""
+    """The refusals: the history prior and the quasi-Newton direction with a fixed step (every other accepted part
+    composes)."""
     refused = {(name, option) for name, option, _ in ACCEPTED if (name, option, _) not in SOLVERS_WITH_PARTS}
     rules = {name: zeroopt.make_solver(name, CONTRACT_CONTEXT).parts_at("step")[0].rule for name in SOLVERS
              if zeroopt.get_solver(name).accepts("line_search")}
     fixed = {name for name, rule in rules.items() if getattr(rule, "func", rule) is zeroopt.fixed_step}
-    assert "rgf-fixed" in fixed and refused == {(name, "history_prior") for name in fixed}
+    assert "rgf-fixed" in fixed and refused == {(name, part) for name in fixed for part in ("history_prior",
+                                                                                             "quasi_newton")}
     with pytest.raises(ValueError, match="history_prior needs a step rule"):
         zeroopt.make_solver("rgf-fixed", CONTRACT_CONTEXT, history_prior=True)
 

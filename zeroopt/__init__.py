@@ -69,6 +69,7 @@ from .plugins import PluginError, load_plugin
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
 from .pruning import PRUNE_MIN_SHARE, PRUNE_PATIENCE, Polish, prune_blocks, prune_run, pruning
+from .quasi_newton import QuasiNewton
 from .racing import (
     RACE_FRACTION,
     RACE_ITERATIONS,
@@ -120,7 +121,7 @@ from .subspace import LowFrequencyDirections, WideningLowFrequency
 __version__ = "0.1.0"
 
 __all__ = [
-    "AdaptiveMomentum", "DirectionRule", "GradientFilter", "HistoryPrior",
+    "AdaptiveMomentum", "DirectionRule", "QuasiNewton", "GradientFilter", "HistoryPrior",
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
     "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "HistorySubspaceProbes", "RadiusFollowsBalance",

@@ -12,7 +12,8 @@ sampling           :class:`DirectionSampler` ``sample(rng, q, d, t)``           
                                                                                 ``subspace``, ``box``
 probe shaping      :class:`ProbeShape` ``(directions, x, active)``              ``shaping``, ``history_subspace``
 estimating         :class:`GradientEstimator` ``(x, fx, u, beta, scale, eps)``  ``estimators``
-direction          :class:`DirectionRule` ``(solver, before, estimate)``        ``momentum``, ``prior``
+direction          :class:`DirectionRule` ``(solver, before, estimate)``        ``momentum``, ``prior``,
+                                                                                ``quasi_newton``
 stepping           :class:`StepRule` ``(x, fx, g, step, eps, retract)``         ``stepping``
 amending the move  :class:`Behaviour` ``(solver, before, estimate, move)``      ``parts`` (the best probe); the
                                                                                 probe radius: ``radius``,

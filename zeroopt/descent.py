@@ -44,6 +44,7 @@ from .orthogonal import OrthogonalDirections
 from .parts import BestProbe, SqrtProbeGrowth
 from .precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
 from .prior import HistoryPrior
+from .quasi_newton import QuasiNewton
 from .radius import RadiusFollowsBalance
 from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from .samplers import make_sampler, sampler_names
@@ -150,6 +151,11 @@ class DescentOptions:
         Keep β where the probes' differences stand above the noise the oracle states with its answers, widening
         it while they do not and returning toward ``beta`` once they do (:class:`~zeroopt.noise.RadiusAboveNoise`,
         after the stall rule). Forward-difference estimators only; an exact oracle (ε = 0) makes it a no-op.
+    quasi_newton
+        When set, the step follows the estimate times the L-BFGS inverse curvature of the last ``quasi_newton``
+        (step, estimate change) pairs (:class:`~zeroopt.quasi_newton.QuasiNewton`), before any prior or momentum;
+        an estimate over every coordinate (``solver="coordinate"`` with q ≥ d) gives it whole gradients.
+        ``None``: the estimate itself.
     history_span
         When set, up to a quarter of each iteration's probes span the last ``history_span`` estimates and the
         rest are orthonormal to them (:class:`~zeroopt.history_subspace.HistorySubspaceProbes`): where q ≪ d
@@ -185,6 +191,7 @@ class DescentOptions:
     beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO
     history_span: int | None = None
     beta_above_noise: bool = False
+    quasi_newton: int | None = None
 
     def validate(self) -> None:
         """Raise ``TypeError``/``ValueError`` naming the first invalid option."""
@@ -197,6 +204,7 @@ class DescentOptions:
             raise ValueError(f"probe_shape is a share of each probe's variance, in (0, 1]; got {self.probe_shape!r}")
         check_positive("q_start", self.q_start, integer=True, allow_none=True)
         check_positive("history_span", self.history_span, integer=True, allow_none=True)
+        check_positive("quasi_newton", self.quasi_newton, integer=True, allow_none=True)
         check_positive("beta_per_step", self.beta_per_step, allow_none=True)
         if not 0 < self.beta_step_floor <= 1:
             raise ValueError(f"beta_step_floor is a share of beta, in (0, 1]; got {self.beta_step_floor!r}")
@@ -231,6 +239,9 @@ class DescentOptions:
             # checks that it gained: on a quadratic, rgf-fixed with the prior diverges.
             raise ValueError("history_prior needs a step rule that checks its gain ('opt', 'armijo' or "
                              "'semicircle'): with line_search='fixed' the prior's lag makes the steps overshoot")
+        if self.quasi_newton is not None and self.line_search == "fixed":
+            raise ValueError("quasi_newton needs a step rule that checks its gain ('opt', 'armijo' or 'semicircle'): "
+                             "with line_search='fixed' a step along a wrong curvature estimate is taken unchecked")
         if self.retract is not None and not callable(self.retract):
             raise TypeError("retract must be a callable x -> x or None")
 
@@ -326,6 +337,7 @@ def descent_solver(
         (shape, ("probe_shape",)),
         (None if opts.history_span is None else HistorySubspaceProbes(int(opts.history_span)), ("history_span",)),
         (Estimate(estimator), has("baseline", "probe_level")),
+        (None if opts.quasi_newton is None else QuasiNewton(int(opts.quasi_newton)), ("quasi_newton",)),
         (HistoryPrior() if opts.history_prior else None, ("history_prior",)),  # before momentum: it follows the prior
         (None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)), ("momentum",)),
         (Step(step_rule_for(opts)), ("line_search", *STEP_RULE_OPTIONS[opts.line_search])),

@@ -12,7 +12,7 @@ stage          writes                              parts
 ``sample``     ``probes``, ``scale``               :class:`Sample` (any :class:`~zeroopt.base.DirectionSampler`)
 ``shape``      ``probes``                          ``IterateShapedProbes``, ``HistorySubspaceProbes``
 ``estimate``   ``estimate``, ``direction``         :class:`Estimate` (any :class:`~zeroopt.base.GradientEstimator`)
-``direction``  ``direction``, ``memory``           ``AdaptiveMomentum``, ``HistoryPrior``
+``direction``  ``direction``, ``memory``           ``AdaptiveMomentum``, ``HistoryPrior``, ``QuasiNewton``
 ``step``       ``move``                            :class:`Step` (any :class:`~zeroopt.base.StepRule`)
 ``amend``      ``move``                            ``BestProbe``, the probe-radius rules, :class:`Amend`
 ``stop``       ``move`` (its ``converged``)         :mod:`zeroopt.stopping`
