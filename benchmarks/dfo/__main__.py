@@ -67,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         "on an oracle that states each answer's error bound — the noisy high-dimensional variant's ε, Moré–Wild's "
         "|v| ε_f b / (1 − ε_f b) for an answer v, b = √3 stochastic, 1 deterministic — drawing as the plain solver "
         "does; the plain entries see an exact oracle. Where the problem has no noise the two make the same run.",
+        "Entries named +qn are coordinate descent over every coordinate each iteration (q ≥ n: a forward-difference "
+        "gradient) with quasi_newton=10 (zeroopt.QuasiNewton: the step follows the L-BFGS inverse curvature of the "
+        "last 10 steps), a finite-difference quasi-Newton method.",
     ]
     sets = ["more-wild", "highdim"] if args.set == "both" else [args.set]
     for set_name in sets:

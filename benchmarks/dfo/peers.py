@@ -18,12 +18,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 import zeroopt
+from zeroopt.quasi_newton import QUASI_NEWTON_MEMORY
 
-#: zeroopt's solvers with an option set, by entry name: (solver, options). They are told the precision the problem
-#: states with each answer (:class:`StatedPrecision`), which the option reads; plain entries are not.
+#: zeroopt's solvers with an option set, by entry name: (solver, options). The +noise entries are told the precision
+#: the problem states with each answer (:class:`StatedPrecision`), which their option reads; the others are not.
+#: The +qn entries probe every coordinate each iteration: the coordinate sampler draws min(q, n) of them.
 ZEROOPT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "rgf+noise": ("rgf", {"beta_above_noise": True}),
     "coordinate+noise": ("coordinate", {"beta_above_noise": True}),
+    "coordinate+qn": ("coordinate", {"q": 10**6, "quasi_newton": QUASI_NEWTON_MEMORY}),
+    "coordinate+qn+noise": ("coordinate", {"q": 10**6, "quasi_newton": QUASI_NEWTON_MEMORY, "beta_above_noise": True}),
 }
 #: zeroopt's solvers in the comparison (rgf-fixed needs the gradient's Lipschitz constant, unknown here).
 ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate", *ZEROOPT_VARIANTS)
@@ -138,7 +142,7 @@ class StatedPrecision(zeroopt.Oracle):
 def _zeroopt(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool,
              precision: Callable[[float], float] | None = None) -> None:
     name, options = ZEROOPT_VARIANTS.get(solver, (solver, {}))
-    told = f if precision is None or solver not in ZEROOPT_VARIANTS else StatedPrecision(f, precision)
+    told = f if precision is None or not solver.endswith("+noise") else StatedPrecision(f, precision)
     zeroopt.minimize(told, x0, solver=name, budget=f.budget, seed=seed, **options)
 
 
