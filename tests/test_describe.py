@@ -7,6 +7,7 @@ import pytest
 import zeroopt
 from applications.hardlabel.config import boundary_context
 from zeroopt.describe import describe_part
+from zeroopt.stages import wrapped
 
 
 @pytest.mark.parametrize("name", sorted(zeroopt.list_solvers()))
@@ -21,8 +22,7 @@ def test_every_solver_describes_each_stage_with_the_parts_it_builds(name: str) -
     shown = [line.split()[:2] for line in lines[1:-1]]
     assert shown == [[str(k), part.stage] for k, part in enumerate(built.parts, start=1)]  # every part, in order
     for part in built.parts:
-        inner = next((getattr(part, a) for a in ("sampler", "estimator", "rule") if hasattr(part, a)), part)
-        assert describe_part(inner) in text
+        assert describe_part(wrapped(part)) in text
 
 
 def test_describe_shows_overrides_and_the_trees_context() -> None:

@@ -31,7 +31,7 @@ from .arrays import is_numpy, norm
 from .base import SolverState, StepOutcome
 from .describe import describe_chain
 from .requests import Request, Response
-from .stages import STAGES, Iteration, Part
+from .stages import STAGES, Iteration, Part, wrapped
 
 __all__ = ["Chain", "chain"]
 
@@ -87,20 +87,21 @@ class Chain:
         return tuple(p for p in self.parts if p.stage == stage)
 
     def find(self, kind: type[P]) -> P | None:
-        """The first part that is a ``kind`` (a sampler, estimator or step rule inside its stage's wrapper counts),
+        """The first part that is a ``kind`` (what a wrapper part carries counts: :func:`~zeroopt.stages.wrapped`),
         or ``None``."""
         for part in self.parts:
-            for candidate in (part, *(getattr(part, a, None) for a in ("sampler", "estimator", "rule"))):
+            for candidate in (part, wrapped(part)):
                 if isinstance(candidate, kind):
                     return candidate  # type: ignore[return-value]
         return None
 
     def with_part(self, new: Part, *, replacing: type | None = None) -> Chain:
         """This solver with ``new`` in place of its part of the same stage — or of the part of type ``replacing``
-        (wrapped samplers, estimators and step rules count) where the stage holds several — or, where the stage
+        (what a wrapper part carries counts) where the stage holds several — or, where the stage
         has none, with ``new`` added where its stage runs (:meth:`with_added`). A part overridden by a part."""
         if replacing is not None:
-            matches = [k for k, p in enumerate(self.parts) if self._holds(p, replacing)]
+            matches = [k for k, p in enumerate(self.parts) if isinstance(p, replacing)
+                       or isinstance(wrapped(p), replacing)]
         else:
             matches = [k for k, p in enumerate(self.parts) if p.stage == new.stage]
         if len(matches) > 1:
@@ -121,11 +122,6 @@ class Chain:
         at = max((k + 1 for k, p in enumerate(self.parts) if STAGES.index(p.stage) <= order), default=0)
         options = (*self.options[:at], (), *self.options[at:]) if self.options else ()
         return replace(self, parts=(*self.parts[:at], new, *self.parts[at:]), options=options)
-
-    @staticmethod
-    def _holds(part: Part, kind: type) -> bool:
-        return any(isinstance(c, kind) for c in (part, *(getattr(part, a, None) for a in ("sampler", "estimator",
-                                                                                          "rule"))))
 
     def requested_eps(self, beta: float, value: float = math.nan) -> float | None:
         """Precision to request at smoothing radius ``beta`` from an iterate of value ``value`` (``None``: the

@@ -66,10 +66,12 @@ LineSearch = Literal["opt", "armijo", "fixed", "semicircle"]
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]] | None
 
 
-#: The options each step rule takes (``line_search`` names the rule).
-STEP_RULE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "opt": ("grow", "shrink", "coarse_candidates"), "semicircle": ("grow", "shrink", "step_min"), "armijo": ("grow",),
-    "fixed": (),
+#: Each step rule ``line_search`` names, and its keywords with the option that sets each.
+STEP_RULES: dict[str, tuple[StepRule, dict[str, str]]] = {
+    "opt": (opt_line_search, {"grow": "grow", "shrink": "shrink", "coarse": "coarse_candidates"}),
+    "semicircle": (semicircle_step, {"grow": "grow", "shrink": "shrink", "min_angle": "step_min"}),
+    "armijo": (armijo_step, {"grow": "grow"}),
+    "fixed": (fixed_step, {}),
 }
 
 
@@ -261,14 +263,9 @@ def unit_sphere_steps(context: SolverContext) -> dict[str, float]:
 
 
 def step_rule_for(opts: DescentOptions) -> StepRule:
-    """The step rule ``opts.line_search`` names, with its factors bound."""
-    if opts.line_search == "opt":
-        return partial(opt_line_search, grow=opts.grow, shrink=opts.shrink, coarse=float(opts.coarse_candidates))
-    if opts.line_search == "semicircle":
-        return partial(semicircle_step, grow=opts.grow, shrink=opts.shrink, min_angle=opts.step_min)
-    if opts.line_search == "armijo":
-        return partial(armijo_step, grow=opts.grow)
-    return fixed_step
+    """The step rule ``opts.line_search`` names, with its factors bound (:data:`STEP_RULES`)."""
+    rule, keywords = STEP_RULES[opts.line_search]
+    return partial(rule, **{k: float(getattr(opts, o)) for k, o in keywords.items()}) if keywords else rule
 
 
 def precision_for(opts: DescentOptions) -> Precision | None:
@@ -326,7 +323,11 @@ def descent_solver(
     if shape is not None and shape.orthonormal and isinstance(drawn, OrthogonalDirections):
         # The shape orthonormalises the reshaped probes again: one Gram-Schmidt pass gives the same directions.
         drawn = replace(drawn, deferred=True)
-    fixed, has = opts.line_search == "fixed", (lambda *names: tuple(n for n in names if hasattr(opts, n)))
+    fixed = opts.line_search == "fixed"
+
+    def has(*names: str) -> tuple[str, ...]:  # the options among ``names`` this solver's options type declares
+        return tuple(n for n in names if hasattr(opts, n))
+
     q = FixedProbes(int(opts.q)) if opts.q_start is None else SqrtProbeGrowth(min(int(opts.q_start), int(opts.q)),
                                                                              int(opts.q))
     parts_and_options: tuple[tuple[Part | None, tuple[str, ...]], ...] = (  # each part, and the options that set it
@@ -340,7 +341,7 @@ def descent_solver(
         (None if opts.quasi_newton is None else QuasiNewton(int(opts.quasi_newton)), ("quasi_newton",)),
         (HistoryPrior() if opts.history_prior else None, ("history_prior",)),  # before momentum: it follows the prior
         (None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)), ("momentum",)),
-        (Step(step_rule_for(opts)), ("line_search", *STEP_RULE_OPTIONS[opts.line_search])),
+        (Step(step_rule_for(opts)), ("line_search", *STEP_RULES[opts.line_search][1].values())),
         (BestProbe() if best_probe else None, has("use_best_probe")),
         *((b if isinstance(b, Part) else Amend(b), ()) for b in behaviours),
         # The radius rules read β as the probes used it, before the stall rule may shrink it for a stalled step.

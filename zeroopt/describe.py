@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .stages import wrapped
+
 __all__ = ["describe_chain", "describe_part"]
 
 _CONTEXT_FLAGS = ("unit_sphere", "radial", "adjustable_precision", "piecewise_constant")
@@ -53,9 +55,7 @@ def describe_chain(solver: Any, context: Any = None) -> str:
     """A :class:`~zeroopt.Chain`'s parts in the order each iteration runs them, a line each with its stage."""
     lines = [f"{solver.name}{_context(context)}: beta = {solver.beta:g}, step = {solver.step:g}"]
     for k, part in enumerate(solver.parts, start=1):
-        inner = next((getattr(part, a) for a in ("sampler", "estimator", "rule", "behaviour") if hasattr(part, a)),
-                     None)
-        shown = describe_part(part if inner is None else inner)
+        shown = describe_part(wrapped(part))
         options = solver.options[k - 1] if solver.options else ()
         lines.append(f"  {k:>2} {part.stage:<10} {shown}" + (f"  <- {', '.join(options)}" if options else ""))
     lines.append(f"     {'retract':<10} {describe_part(solver.retract)}")

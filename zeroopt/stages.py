@@ -50,12 +50,19 @@ from .base import (
 from .requests import FlatCoordinates, FlatMask, Request, Response
 
 __all__ = [
-    "STAGES", "Amend", "AmendsMove", "ChoosesDirection", "CountsProbes", "Estimate", "FixedProbes", "Iteration",
-    "Part", "Sample", "SetsPrecision", "ShapesProbes", "SkipFlat", "Step", "StopsRun",
+    "STAGES", "WRAPPED", "Amend", "AmendsMove", "ChoosesDirection", "CountsProbes", "Estimate", "FixedProbes",
+    "Iteration", "Part", "Sample", "SetsPrecision", "ShapesProbes", "SkipFlat", "Step", "StopsRun", "wrapped",
 ]
 
 #: The stages in the order an iteration runs them.
 STAGES = ("flat", "precision", "count", "sample", "shape", "estimate", "direction", "step", "amend", "stop")
+#: Where the wrapper parts (:class:`Sample`, :class:`Estimate`, :class:`Step`, :class:`Amend`) keep what they wrap.
+WRAPPED = ("sampler", "estimator", "rule", "behaviour")
+
+
+def wrapped(part: Any) -> Any:
+    """The sampler, estimator, step rule or behaviour a wrapper part carries; any other part itself."""
+    return next((getattr(part, a) for a in WRAPPED if hasattr(part, a)), part)
 
 
 @dataclass(frozen=True)
