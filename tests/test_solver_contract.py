@@ -174,7 +174,7 @@ def test_history_records_are_consistent(name: str) -> None:
 PART_OPTIONS = [("momentum", 1.0), ("history_prior", True), ("baseline", True), ("baseline", "shrunk"),
                 ("directions", "orthogonal"), ("directions", "nearly-orthogonal"), ("skip_flat", True),
                 ("probe_level", "tangent"), ("beta_balance", True), ("beta_per_step", 0.25), ("history_span", 3),
-                ("beta_above_noise", True), ("quasi_newton", 5)]
+                ("beta_above_noise", True), ("quasi_newton", 5), ("differences", "central")]
 
 
 CONTRACT_CONTEXT = zeroopt.SolverContext(dim=10, lipschitz=2.0)  # Quadratic's: rgf-fixed's theory step needs it

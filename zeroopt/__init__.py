@@ -20,12 +20,14 @@ from .box import BoxDirections
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
 from .chain import Chain, chain
 from .descent import DescentOptions, check_positive, descent_solver, preset_for, unit_sphere_steps
+from .differences import AdaptiveDifferences
 from .driver import drive, minimize, run_solver
 from .errors import ObjectiveError, PartialResultError, partial_result
 from .estimators import (
     GradientEstimate,
     GradientEstimator,
     centered_sign_of_difference,
+    central_difference,
     forward_difference,
     shrunk_centered_sign_of_difference,
     sign_of_difference,
@@ -121,7 +123,7 @@ from .subspace import LowFrequencyDirections, WideningLowFrequency
 __version__ = "0.1.0"
 
 __all__ = [
-    "AdaptiveMomentum", "DirectionRule", "QuasiNewton", "GradientFilter", "HistoryPrior",
+    "AdaptiveDifferences", "AdaptiveMomentum", "DirectionRule", "QuasiNewton", "GradientFilter", "HistoryPrior",
     "LowFrequencyDirections", "WideningLowFrequency", "MixtureDirections", "OrthogonalDirections", "SqrtProbeGrowth",
     "orthonormal_rows",
     "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "HistorySubspaceProbes", "RadiusFollowsBalance",
@@ -134,8 +136,8 @@ __all__ = [
     "SolverSpec",
     "SolverState", "SphereDirections", "StallRule", "StallStop", "Status", "StepResult", "SubsetGroup",
     "ToleranceMonitor", "ToleranceWarning", "armijo_step", "as_oracle", "centered_sign_of_difference",
-    "check_positive", "descent_solver", "drive", "fixed_step", "forward_difference", "generic_defaults", "get_solver",
-    "list_solvers",
+    "central_difference", "check_positive", "descent_solver", "drive", "fixed_step", "forward_difference",
+    "generic_defaults", "get_solver", "list_solvers",
     "make_sampler", "make_solver", "minimize", "opt_line_search", "preset_for", "register_sampler",
     "register_solver", "run_solver", "semicircle_step", "shrunk_centered_sign_of_difference", "sign_of_difference",
     "solve_many", "unit_sphere",

@@ -39,7 +39,7 @@ from .constants import (
 from .estimators import GradientEstimator
 from .history_subspace import HistorySubspaceProbes
 from .momentum import AdaptiveMomentum
-from .noise import RadiusAboveNoise
+from .noise import CENTRAL_NOISE_CEILING_RATIO, NOISE_CEILING_RATIO, RadiusAboveNoise
 from .orthogonal import OrthogonalDirections
 from .parts import BestProbe, SqrtProbeGrowth
 from .precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
@@ -55,7 +55,8 @@ from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __all__ = [
     "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
-    "DescentOptions", "check_positive", "descent_solver", "precision_for", "preset_for", "step_rule_for",
+    "DescentOptions", "check_positive", "descent_solver", "noise_ceiling", "precision_for", "preset_for",
+    "step_rule_for",
     "unit_sphere_steps", "NO_PROGRESS_WINDOW",
 ]
 
@@ -248,6 +249,14 @@ class DescentOptions:
             raise TypeError("retract must be a callable x -> x or None")
 
 
+def noise_ceiling(opts: DescentOptions) -> float:
+    """The noise-aware radius's bound for the differences ``opts`` takes: central ones (also the adaptive switch to
+    them, which takes them exactly while β is widened) get the wider one (:data:`~zeroopt.noise.NOISE_CEILING_RATIO`,
+    :data:`~zeroopt.noise.CENTRAL_NOISE_CEILING_RATIO`)."""
+    forward = getattr(opts, "differences", "forward") == "forward"
+    return NOISE_CEILING_RATIO if forward else CENTRAL_NOISE_CEILING_RATIO
+
+
 def preset_for(context: SolverContext) -> dict[str, float]:
     """q and β of the constant set a :class:`~zeroopt.SolverContext` asks for (the paper's when it names none)."""
     return dict(PRESETS[context.constants or "paper"])
@@ -280,7 +289,7 @@ def precision_for(opts: DescentOptions) -> Precision | None:
 def descent_solver(
     name: str,
     opts: DescentOptions,
-    estimator: GradientEstimator,
+    estimator: GradientEstimator | Part,
     *,
     sampler: DirectionSampler | None = None,
     best_probe: bool = False,
@@ -296,7 +305,8 @@ def descent_solver(
     opts
         Any :class:`DescentOptions` (or subclass) instance.
     estimator
-        The gradient estimator (:mod:`zeroopt.estimators`, or your own generator function).
+        The gradient estimator (:mod:`zeroopt.estimators`, or your own generator function), or an estimate-stage
+        part (:class:`~zeroopt.differences.AdaptiveDifferences`), which goes into the chain as it is.
     sampler
         The direction sampler; default: the one ``opts.directions`` names, built for ``context``.
     best_probe
@@ -337,7 +347,8 @@ def descent_solver(
         (Sample(drawn), ("directions", *has("order"))),
         (shape, ("probe_shape",)),
         (None if opts.history_span is None else HistorySubspaceProbes(int(opts.history_span)), ("history_span",)),
-        (Estimate(estimator), has("baseline", "probe_level")),
+        (estimator if isinstance(estimator, Part) else Estimate(estimator),
+         has("baseline", "probe_level", "differences")),
         (None if opts.quasi_newton is None else QuasiNewton(int(opts.quasi_newton)), ("quasi_newton",)),
         (HistoryPrior() if opts.history_prior else None, ("history_prior",)),  # before momentum: it follows the prior
         (None if opts.momentum is None else AdaptiveMomentum(float(opts.momentum)), ("momentum",)),
@@ -352,7 +363,8 @@ def descent_solver(
         (None if fixed else StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min),
          ("step_min", "step_reset", "beta_decay", "beta_min")),
         (NoProgressRule(int(opts.patience)) if fixed and opts.patience is not None else None, ("patience",)),
-        (RadiusAboveNoise() if opts.beta_above_noise else None, ("beta_above_noise",)),  # after the stall rule
+        (RadiusAboveNoise(ceiling_ratio=noise_ceiling(opts)) if opts.beta_above_noise else None,
+         ("beta_above_noise", *has("differences"))),  # after the stall rule
         (None if opts.min_progress is None else DiminishingReturnsRule(float(opts.min_progress)), ("min_progress",)),
     )
     kept = [(part, names) for part, names in parts_and_options if part is not None]

@@ -12,7 +12,9 @@ reads the differences the estimator observed and keeps β where they stand above
 :data:`NOISE_SNR`; once they stand well above it, β returns toward the solver's own. Where the curvature term
 dominates (near a minimum), the β it settles at scales as the forward-difference step of Moré & Wild for a noise
 level ε (the one their ECnoise estimates; "Estimating derivatives of noisy simulations", ACM TOMS 38(3), 2012),
-β ∝ √(ε/L): the curvature term L β²/2 a few noise levels high.
+β ∝ √(ε/L): the curvature term L β²/2 a few noise levels high. A central-difference estimator's differences
+f(x + βu) − f(x − βu) ≈ 2β ∇f·u carry no curvature term, so there the rule keeps the slope's term above the
+noise and β grows as the slope shrinks, up to a bound (:data:`NOISE_CEILING_RATIO`).
 
 An exact oracle (ε = 0 on every answer) makes it a no-op, and so do estimators that observe no values
 (comparisons): nothing is weighed, the move passes unchanged.
@@ -28,7 +30,10 @@ import numpy as np
 from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .stages import AmendsMove
 
-__all__ = ["NOISE_CEILING_RATIO", "NOISE_RETURN", "NOISE_SNR", "RadiusAboveNoise", "difference_noise"]
+__all__ = [
+    "CENTRAL_NOISE_CEILING_RATIO", "NOISE_CEILING_RATIO", "NOISE_RETURN", "NOISE_SNR", "RadiusAboveNoise",
+    "difference_noise",
+]
 
 #: The probes' differences must stand three noise levels above the error their two answers may carry (root mean
 #: square against the errors' standard deviation): the usual three-sigma line between a signal and noise. The
@@ -41,6 +46,10 @@ NOISE_RETURN = 0.5
 #: reach (a plateau) the differences never rise above the noise, and β would grow without end; three decades of
 #: β cover six decades of ε/L, as the rule's β grows like √(ε/L) where the curvature dominates.
 NOISE_CEILING_RATIO = 1024.0
+#: The bound for central differences, 2²⁰: they carry no curvature term, so near a minimum their differences rise
+#: above the noise through the slope alone and β grows as the slope shrinks (on a quadratic the estimate is exact
+#: at every β); six decades leave that room from a β as narrow as coordinate descent's 1e-4.
+CENTRAL_NOISE_CEILING_RATIO = 2.0**20
 
 
 def difference_noise(estimate: GradientEstimate, before: SolverState) -> float:
@@ -48,7 +57,8 @@ def difference_noise(estimate: GradientEstimate, before: SolverState) -> float:
 
     An error within [−ε, ε] has a standard deviation of at most ε (a two-point error at ±ε reaches it), and two
     independent ones ε₁, ε₂ at most √(ε₁² + ε₂²): the probes' precision (the estimate's ``eps``, the largest
-    among them) with the iterate's value's (``before.fx_eps``).
+    among them) with the iterate's value's (``before.fx_eps``) — which, for central differences, stands for the
+    second probe's, an answer of the same oracle near the same value.
     """
     return math.hypot(float(estimate.eps), float(before.fx_eps))
 
@@ -57,13 +67,13 @@ def difference_noise(estimate: GradientEstimate, before: SolverState) -> float:
 class RadiusAboveNoise(AmendsMove):
     """Keep the smoothing radius β where the probes' differences stand above the answers' stated noise.
 
-    After each forward-difference estimate with differences δᵢ = f(x + βuᵢ) − f(x) (the estimate's
-    ``differences``) and noise σ (:func:`difference_noise`), the root mean square ``r = √(mean δᵢ²)`` sets a
-    floor ``β · snr · σ / r``: the narrowest radius whose differences, in proportion to β (the slope's term),
-    still stand ``snr`` noise levels high. Below it β rises to it — above β itself when the differences are not
-    above the noise now (a wider probe), and over the stall rule's shrink when that would drown them. A β this
-    rule widened first returns toward the solver's own by ``back`` per estimate, down to the floor. β never
-    exceeds ``ceiling_ratio`` times the solver's own.
+    After each value-difference estimate with differences δᵢ = f(x + βuᵢ) − f(x) (the estimate's ``differences``;
+    f(x + βuᵢ) − f(x − βuᵢ) for central differences) and noise σ (:func:`difference_noise`), the root mean square
+    ``r = √(mean δᵢ²)`` sets a floor ``β · snr · σ / r``: the narrowest radius whose differences, in proportion to β
+    (the slope's term), still stand ``snr`` noise levels high. Below it β rises to it — above β itself when the
+    differences are not above the noise now (a wider probe), and over the stall rule's shrink when that would drown
+    them. A β this rule widened first returns toward the solver's own by ``back`` per estimate, down to the floor. β
+    never exceeds ``ceiling_ratio`` times the solver's own.
 
     It follows the stall rule in a chain: where it undoes the stall rule's shrink of β it also withdraws a
     convergence the stall rule declared on it (the stall rule ends a run once β falls below a floor; under

@@ -27,11 +27,13 @@ from .descent import (
     preset_for,
     unit_sphere_steps,
 )
+from .differences import AdaptiveDifferences
 from .estimators import (
     PROBE_LEVELS,
     GradientEstimator,
     ProbeLevel,
     centered_sign_of_difference,
+    central_difference,
     forward_difference,
     shrunk_centered_sign_of_difference,
     sign_of_difference,
@@ -41,8 +43,8 @@ from .registry import register_solver
 from .samplers import CoordinateDirections
 
 __all__ = [
-    "CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions", "sign_estimator",
-    "theory_step",
+    "DIFFERENCES", "CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions",
+    "sign_estimator", "theory_step",
 ]
 
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
@@ -50,14 +52,39 @@ __all__ = [
 SPHERE_LIPSCHITZ = 1.0
 
 
+Differences = Literal["forward", "central", "adaptive"]
+#: The value-difference estimators the ``differences`` option names: one answer at the iterate and one per probe
+#: (:func:`~zeroopt.estimators.forward_difference`); a pair per probe, on either side
+#: (:func:`~zeroopt.estimators.central_difference`: twice the probes, no curvature term — for noisy answers); or
+#: forward until the noise-aware radius widens β, central while it does (:class:`~zeroopt.AdaptiveDifferences`).
+DIFFERENCES: dict[str, GradientEstimator | AdaptiveDifferences] = {
+    "forward": forward_difference, "central": central_difference, "adaptive": AdaptiveDifferences()}
+
+
+def check_differences(opts: DescentOptions) -> None:
+    """Raise a clear error unless ``opts.differences`` names an estimator of :data:`DIFFERENCES` that can run."""
+    value = opts.differences
+    if value not in DIFFERENCES:
+        raise ValueError(f"differences must be one of {sorted(DIFFERENCES)}, got {value!r}")
+    if value == "adaptive" and not opts.beta_above_noise:
+        raise ValueError("differences='adaptive' switches to central differences once the noise-aware radius widens "
+                         "β: pass beta_above_noise=True as well (without it β is never widened)")
+
+
 @dataclass(frozen=True)
 class RGFOptions(DescentOptions):
     """``"rgf"``: paper's Algorithm 2 — forward differences averaged over q directions, OPT line search.
 
-    ``use_best_probe`` moves to the best probe when it beats the line search (reference code).
+    ``use_best_probe`` moves to the best probe when it beats the line search (reference code);
+    ``differences`` is ``"forward"`` (the paper's estimator) or ``"central"`` (:data:`DIFFERENCES`).
     """
 
     use_best_probe: bool = True
+    differences: Differences = "forward"
+
+    def validate(self) -> None:
+        super().validate()
+        check_differences(self)
 
 
 def _rgf_defaults(context: SolverContext) -> dict[str, Any]:
@@ -69,7 +96,7 @@ def _rgf_defaults(context: SolverContext) -> dict[str, Any]:
 @register_solver("rgf", RGFOptions, "Randomized Gradient-Free with q-averaging and backtracking line search",
                  defaults=_rgf_defaults)
 def _make_rgf(opts: RGFOptions, ctx: SolverContext) -> Chain:
-    return descent_solver("rgf", opts, forward_difference, best_probe=opts.use_best_probe, context=ctx)
+    return descent_solver("rgf", opts, DIFFERENCES[opts.differences], best_probe=opts.use_best_probe, context=ctx)
 
 
 @dataclass(frozen=True)
@@ -129,16 +156,19 @@ def _make_rgf_fixed(opts: RGFFixedOptions, ctx: SolverContext) -> Chain:
 class CoordinateOptions(DescentOptions):
     """``"coordinate"``: zeroth-order coordinate descent on ``q`` coordinates per iteration.
 
-    ``order`` is ``"random"`` (without replacement within an iteration) or ``"cyclic"``.
+    ``order`` is ``"random"`` (without replacement within an iteration) or ``"cyclic"``; ``differences``
+    ``"forward"`` or ``"central"`` (:data:`DIFFERENCES`).
     """
 
     q: int = 10
     beta: float = 1e-4
     directions: str = "coordinate"
     order: Literal["random", "cyclic"] = "random"
+    differences: Differences = "forward"
 
     def validate(self) -> None:
         super().validate()
+        check_differences(self)
         if self.order not in ("random", "cyclic"):
             raise ValueError(f"order must be 'random' or 'cyclic', got {self.order!r}")
 
@@ -153,7 +183,8 @@ def _coordinate_defaults(context: SolverContext) -> dict[str, Any]:
                  defaults=_coordinate_defaults)
 def _make_coordinate(opts: CoordinateOptions, ctx: SolverContext) -> Chain:
     sampler = CoordinateDirections(cyclic=opts.order == "cyclic")
-    return descent_solver("coordinate", opts, forward_difference, sampler=sampler, best_probe=True, context=ctx)
+    return descent_solver("coordinate", opts, DIFFERENCES[opts.differences], sampler=sampler, best_probe=True,
+                          context=ctx)
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,12 @@ of the simultaneous perturbation algorithm for stochastic optimization", IEEE Tr
 Systems 34(3), 1998). c is the probe radius (what the other solvers call β); a defaults to
 (1 + A)^α / (2d), a first step of 1/(2d).
 
-A literal chain of public parts — a Rademacher sampler, a two-sided estimator, the fixed step — and one part of
-its own, the gains, whose settings are the solver's options: SPSA has those five and no others.
+A literal chain of public parts — a Rademacher sampler, the two-sided estimator (zeroopt.central_difference), the
+fixed step — and one part of its own, the gains, whose settings are the solver's options: SPSA has those five and
+no others.
 """
 
 from dataclasses import dataclass, replace
-
-import numpy as np
 
 import zeroopt
 from zeroopt import Estimate, FixedProbes, Sample, Step
@@ -24,14 +23,6 @@ from zeroopt import Estimate, FixedProbes, Sample, Step
 class Rademacher(zeroopt.GaussianDirections):  # ±1 in every coordinate: E[u uᵀ] = I, as for N(0, I), so scale 1
     def sample(self, rng, q, d, iteration):
         return rng.choice([-1.0, 1.0], size=(q, d))
-
-
-def two_sided(x, fx, u, c, scale, eps):  # g = scale/q · Σ (f(x + cu) − f(x − cu)) / 2c · u
-    resp = yield zeroopt.Evaluate(points=np.vstack([x + c * u, x - c * u]), eps=eps, hints=np.full(2 * len(u), fx))
-    plus, minus = np.split(resp.values, 2)
-    ok = np.isfinite(plus) & np.isfinite(minus)  # the attack's g(θ) is +inf where no boundary lies
-    g = scale * ((plus - minus)[ok] / (2 * c)) @ u[ok] / max(ok.sum(), 1)
-    return zeroopt.GradientEstimate(g, resp.eps.max(), ok.sum())
 
 
 @dataclass(frozen=True)
@@ -50,5 +41,6 @@ class SpallGains(zeroopt.stages.AmendsMove):  # its part of its own, whose setti
 @zeroopt.register_solver("spsa", SpallGains, "SPSA: two-sided differences along Rademacher directions, Spall's gains",
                          defaults=lambda ctx: {"a": (1 + SpallGains.A) ** SpallGains.alpha / (2 * ctx.dim)})
 def make_spsa(gains, ctx):
-    return zeroopt.chain(FixedProbes(1), Sample(Rademacher()), Estimate(two_sided), Step(zeroopt.fixed_step), gains,
-                         name="spsa", beta=gains.c, step=gains.a / (1 + gains.A) ** gains.alpha)
+    return zeroopt.chain(FixedProbes(1), Sample(Rademacher()), Estimate(zeroopt.central_difference),
+                         Step(zeroopt.fixed_step), gains, name="spsa", beta=gains.c,
+                         step=gains.a / (1 + gains.A) ** gains.alpha)
