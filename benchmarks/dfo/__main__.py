@@ -69,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         "does; the plain entries see an exact oracle. Where the problem has no noise the two make the same run.",
         "Entries named +qn are coordinate descent over every coordinate each iteration (q ≥ n: a forward-difference "
         "gradient) with quasi_newton=10 (zeroopt.QuasiNewton: the step follows the L-BFGS inverse curvature of the "
-        "last 10 steps), a finite-difference quasi-Newton method.",
+        "last 10 steps), a finite-difference quasi-Newton method; +central makes its differences central "
+        "(differences='central', zeroopt.estimators.central_difference: a pair of probes per coordinate, no "
+        "curvature term), the noise-tolerant variant of that method; +adaptive takes forward differences until the "
+        "noise-aware radius widens β and central ones while it does (differences='adaptive', "
+        "zeroopt.AdaptiveDifferences).",
     ]
     sets = ["more-wild", "highdim"] if args.set == "both" else [args.set]
     for set_name in sets:

@@ -22,12 +22,17 @@ from zeroopt.quasi_newton import QUASI_NEWTON_MEMORY
 
 #: zeroopt's solvers with an option set, by entry name: (solver, options). The +noise entries are told the precision
 #: the problem states with each answer (:class:`StatedPrecision`), which their option reads; the others are not.
-#: The +qn entries probe every coordinate each iteration: the coordinate sampler draws min(q, n) of them.
+#: The +qn entries probe every coordinate each iteration: the coordinate sampler draws min(q, n) of them; +central
+#: with a pair of probes on either side of the iterate per coordinate, +adaptive with a pair once the noise widens β.
 ZEROOPT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "rgf+noise": ("rgf", {"beta_above_noise": True}),
     "coordinate+noise": ("coordinate", {"beta_above_noise": True}),
     "coordinate+qn": ("coordinate", {"q": 10**6, "quasi_newton": QUASI_NEWTON_MEMORY}),
     "coordinate+qn+noise": ("coordinate", {"q": 10**6, "quasi_newton": QUASI_NEWTON_MEMORY, "beta_above_noise": True}),
+    "coordinate+central+qn+noise": ("coordinate", {"q": 10**6, "quasi_newton": QUASI_NEWTON_MEMORY,
+                                                   "differences": "central", "beta_above_noise": True}),
+    "coordinate+adaptive+qn+noise": ("coordinate", {"q": 10**6, "quasi_newton": QUASI_NEWTON_MEMORY,
+                                                    "differences": "adaptive", "beta_above_noise": True}),
 }
 #: zeroopt's solvers in the comparison (rgf-fixed needs the gradient's Lipschitz constant, unknown here).
 ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate", *ZEROOPT_VARIANTS)
