@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             plan = Plan(set_name, variants, kept, hd_kappa, dims=dims, seed=args.seed, seconds=args.seconds,
                         noisy_seeds=args.noisy_seeds)
             notes_set = [*notes, *common, "Noisy variant: zeroopt's NoisyOracle, uniform error in [−ε, ε], "
-                         "ε = 1e-4 (f(x0) − f*).", f"Budget: {hd_kappa}(d + 1) evaluations; d = {dims}."]
+                         "ε = 1e-4 (f(x0) − f*).",
+                         f"Budget: {hd_kappa}(d + 1) evaluations; d = {', '.join(map(str, dims))}."]
             if left:
                 notes_set.append(f"Left out here: {', '.join(left)} (about 0.1 s of their own work per "
                                  "evaluation at d = 100: COBYQA measured at 98 ms).")
