@@ -14,7 +14,7 @@ from forward to central differences once the forward estimate's error is no long
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from .estimators import central_difference, forward_difference
 from .requests import Request, Response
-from .stages import Iteration
+from .stages import Estimate, Iteration
 
 __all__ = ["AdaptiveDifferences", "WIDER_THAN_OWN"]
 
@@ -58,6 +58,4 @@ class AdaptiveDifferences:
     def update(self, it: Iteration) -> Generator[Request, Response, Iteration]:
         s = it.state
         widened = s.beta > float(it.solver.beta) * WIDER_THAN_OWN
-        estimator = central_difference if widened else forward_difference
-        est = yield from estimator(s.x, s.fx, it.probes, s.beta, it.scale, it.eps)
-        return replace(it, estimate=est, direction=est.g)
+        return (yield from Estimate(central_difference if widened else forward_difference).update(it))

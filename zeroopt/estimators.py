@@ -59,21 +59,8 @@ def forward_difference(
         return GradientEstimate(
             g=zeros_like(x), eps=0.0, used=0, best_x=points[i], best_f=float(values[i]), best_eps=float(resp.eps[i])
         )
-    differences = values[finite] - fx
-    diffs = differences / beta
-    probes = rows(directions, finite)
-    g = scale * (like(diffs, x) @ probes) / used
-    return GradientEstimate(
-        g=g,
-        probes=probes,
-        weights=scale * diffs / used,
-        differences=differences,
-        eps=float(resp.eps[finite].max()),
-        used=used,
-        best_x=points[i],
-        best_f=float(values[i]),
-        best_eps=float(resp.eps[i]),
-    )
+    best = {"best_x": points[i], "best_f": float(values[i]), "best_eps": float(resp.eps[i])}
+    return _averaged(x, directions, finite, values[finite] - fx, beta, scale, float(resp.eps[finite].max()), best)
 
 
 def central_difference(
@@ -107,13 +94,22 @@ def central_difference(
     best = {"best_x": points[i], "best_f": float(values[i]), "best_eps": float(resp.eps[i])} if seen.any() else {}
     if used == 0:
         return GradientEstimate(g=zeros_like(x), eps=0.0, used=0, **best)
-    differences = plus[finite] - minus[finite]
-    diffs = differences / (2.0 * beta)
-    probes = rows(directions, finite)
-    g = scale * (like(diffs, x) @ probes) / used
     pair_eps = np.maximum(resp.eps[:q], resp.eps[q:])[finite]
-    return GradientEstimate(g=g, probes=probes, weights=scale * diffs / used, differences=differences,
-                            eps=float(pair_eps.max()), used=used, **best)
+    return _averaged(x, directions, finite, plus[finite] - minus[finite], 2.0 * beta, scale, float(pair_eps.max()),
+                     best)
+
+
+def _averaged(
+    x: NDArray[np.float64], directions: NDArray[np.float64], kept: NDArray[np.bool_], differences: NDArray[np.float64],
+    width: float, scale: float, eps: float, best: dict[str, object],
+) -> GradientEstimate:
+    """``scale/used · Σ (differences / width) · u`` over the ``kept`` probes, with the terms a part may read."""
+    used = int(kept.sum())
+    diffs = differences / width
+    probes = rows(directions, kept)
+    g = scale * (like(diffs, x) @ probes) / used
+    return GradientEstimate(g=g, probes=probes, weights=scale * diffs / used, differences=differences, eps=eps,
+                            used=used, **best)  # type: ignore[arg-type]
 
 
 def sign_of_difference(

@@ -61,12 +61,12 @@ DIFFERENCES: dict[str, GradientEstimator | AdaptiveDifferences] = {
     "forward": forward_difference, "central": central_difference, "adaptive": AdaptiveDifferences()}
 
 
-def check_differences(opts: DescentOptions) -> None:
-    """Raise a clear error unless ``opts.differences`` names an estimator of :data:`DIFFERENCES` that can run."""
-    value = opts.differences
+def check_differences(value: object, beta_above_noise: bool) -> None:
+    """Raise a clear error unless ``value`` names an estimator of :data:`DIFFERENCES` that can run with the
+    noise option as set."""
     if value not in DIFFERENCES:
         raise ValueError(f"differences must be one of {sorted(DIFFERENCES)}, got {value!r}")
-    if value == "adaptive" and not opts.beta_above_noise:
+    if value == "adaptive" and not beta_above_noise:
         raise ValueError("differences='adaptive' switches to central differences once the noise-aware radius widens "
                          "β: pass beta_above_noise=True as well (without it β is never widened)")
 
@@ -84,7 +84,7 @@ class RGFOptions(DescentOptions):
 
     def validate(self) -> None:
         super().validate()
-        check_differences(self)
+        check_differences(self.differences, self.beta_above_noise)
 
 
 def _rgf_defaults(context: SolverContext) -> dict[str, Any]:
@@ -168,7 +168,7 @@ class CoordinateOptions(DescentOptions):
 
     def validate(self) -> None:
         super().validate()
-        check_differences(self)
+        check_differences(self.differences, self.beta_above_noise)
         if self.order not in ("random", "cyclic"):
             raise ValueError(f"order must be 'random' or 'cyclic', got {self.order!r}")
 
