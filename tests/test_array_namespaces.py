@@ -36,6 +36,28 @@ class Recording:
         return float((self.weights * x * x).sum())
 
 
+#: Within this share of the way from f(x0) to the minimum f*, the values' last bits decide a run's steps: the two
+#: namespaces round sums differently, so a solver that converges that far (the trust region: an exact model of a
+#: quadratic reaches f* in a few steps) takes different late steps in each.
+ROUNDING = 1e-10
+
+
+def assert_same_run(a: zeroopt.OptimizeResult, b: zeroopt.OptimizeResult, f0: float, f_star: float) -> None:
+    """The same run: every record alike (values to a relative 1e-9) while the run stands above the rounding floor
+    (:data:`ROUNDING`); a run that never reaches the floor alike in its every record and count, one that does
+    ending as close to f* in both namespaces."""
+    floor = f_star + ROUNDING * (f0 - f_star)
+    above = next((k for k, r in enumerate(a.history) if r.f <= floor), len(a.history))
+    counts = [[(r.queries, r.iteration) for r in run.history[:above]] for run in (a, b)]
+    assert counts[1] == counts[0]
+    assert [r.f for r in b.history[:above]] == pytest.approx([r.f for r in a.history[:above]], rel=1e-9)
+    if above == len(a.history):
+        assert (a.queries, a.iterations, a.status) == (b.queries, b.iterations, b.status)
+        assert b.fun == pytest.approx(a.fun, rel=1e-9)
+    else:
+        assert a.fun <= floor and b.fun <= floor
+
+
 def test_the_built_in_solvers_are_all_here() -> None:
     assert {"coordinate", "rgf", "rgf-fixed", "sign", "sign-growing"} <= set(BUILT_IN)
 
@@ -49,9 +71,7 @@ def test_torch_run_equals_numpy_run(name: str, budget: int) -> None:
                          **OPTIONS.get(name, {}))
     assert f_np.types == {"ndarray"} and f_torch.types == {"Tensor"}
     assert isinstance(b.x, torch.Tensor) and b.x.dtype == torch.float64 and b.x.shape == (12,)
-    assert (a.queries, a.iterations, a.status) == (b.queries, b.iterations, b.status)
-    assert b.fun == pytest.approx(a.fun, rel=1e-9)
-    assert [r.f for r in b.history] == pytest.approx([r.f for r in a.history], rel=1e-9)
+    assert_same_run(a, b, f0=f_np(np.ones(12)), f_star=0.0)
     assert a.fun < 0.5 * f_np(np.ones(12))  # the runs went somewhere
 
 
@@ -80,6 +100,8 @@ def plane_radius(normal: object):  # type: ignore[no-untyped-def]
 def test_torch_run_equals_numpy_run_on_the_attacks_objective(name: str, context: str) -> None:
     """The chains the attack builds (orthonormal probes shaped by θ, momentum, the semicircular step, β following
     the steps, the tangent level) on a radius along θ: the same run in both namespaces."""
+    if zeroopt.get_solver(name).refusal(CONTEXTS[context]):
+        pytest.skip(f"{name} refuses iterates on the unit sphere (tests/test_hardlabel_attack.py checks the refusal)")
     x0 = 2.0 * NORMAL + 0.3 * np.random.default_rng(6).standard_normal(64)
     runs = []
     for theta, normal in ((x0, NORMAL), (torch.as_tensor(x0), torch.as_tensor(NORMAL))):
@@ -89,8 +111,8 @@ def test_torch_run_equals_numpy_run_on_the_attacks_objective(name: str, context:
         runs.append(res)
     a, b = runs
     assert isinstance(b.x, torch.Tensor)
-    assert (a.queries, a.iterations) == (b.queries, b.iterations)
-    assert b.fun == pytest.approx(a.fun, rel=1e-9) and a.fun < plane_radius(NORMAL)(x0)
+    assert_same_run(a, b, f0=plane_radius(NORMAL)(x0), f_star=1.0)
+    assert a.fun < plane_radius(NORMAL)(x0)
 
 
 @pytest.mark.parametrize("name", BUILT_IN)

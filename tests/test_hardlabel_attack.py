@@ -105,6 +105,11 @@ def test_lightgbm(digits, kind: str) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("solver", sorted(zeroopt.list_solvers()))
 def test_every_registered_solver_drives_the_attack(solver: str) -> None:
     x, y = _inputs(2, seed=3)
+    refused = zeroopt.get_solver(solver).refusal(zeroopt.SolverContext(dim=16, unit_sphere=True, radial=True))
+    if refused is not None:  # a solver that cannot take g(θ) says so, before any query
+        with pytest.raises(ValueError, match="unit sphere"):
+            attack(linear_scores, x, y, budget=600, solver=solver, seed=0, n_classes=4)
+        return
     res = attack(linear_scores, x, y, budget=600, solver=solver, seed=0, n_classes=4)
     assert res.success.all()
     _check(linear_scores, x, y, res, 600)

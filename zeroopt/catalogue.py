@@ -40,5 +40,7 @@ def chains_page() -> str:
         for name in solvers:
             lipschitz = {"lipschitz": 2.0} if name == "rgf-fixed" else {}
             context = SolverContext(**traits, **lipschitz)
-            out += ["```text", list_solvers()[name].describe(context), "```", ""]
+            refused = list_solvers()[name].refusal(context)
+            shown = f"{name}: refused here — {refused}" if refused else list_solvers()[name].describe(context)
+            out += ["```text", shown, "```", ""]
     return "\n".join(out)

@@ -102,6 +102,15 @@ class SolverSpec:
             validate()
         return opts
 
+    def refusal(self, context: SolverContext) -> str | None:
+        """Why the solver refuses to build for ``context`` with its defaults (its error's message), or ``None``
+        where it builds — a model-based solver refuses iterates on the unit sphere, say."""
+        try:
+            self.build(context)
+        except ValueError as err:
+            return str(err)
+        return None
+
     def build(self, context: SolverContext, **overrides: Any) -> Chain:
         """The solver for ``context``: its context defaults, then ``overrides``, validated."""
         return self.factory(self.options(**self.resolve(context, **overrides)), context)

@@ -38,13 +38,16 @@ from .estimators import (
     shrunk_centered_sign_of_difference,
     sign_of_difference,
 )
+from .parts import BestProbe
+from .precision import FixedPrecision
 from .radius_step import STEP_RADIUS_RATIO
 from .registry import register_solver
 from .samplers import CoordinateDirections
+from .trust_region import RADIUS_SHARE, GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
 
 __all__ = [
-    "DIFFERENCES", "CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions", "SignOptions",
-    "sign_estimator", "theory_step",
+    "DIFFERENCES", "MODEL_MAX_DIM", "CoordinateOptions", "RGFFixedOptions", "RGFOptions", "SignGrowingOptions",
+    "SignOptions", "TrustRegionOptions", "sign_estimator", "theory_step",
 ]
 
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
@@ -316,3 +319,54 @@ def _sign_growing_defaults(context: SolverContext) -> dict[str, Any]:
                  defaults=_sign_growing_defaults)
 def _make_sign_growing(opts: SignGrowingOptions, ctx: SolverContext) -> Chain:
     return descent_solver("sign-growing", opts, sign_estimator(opts), context=ctx)
+
+
+#: The trust-region solver keeps a dense n × n model Hessian and solves with it each iteration: above this d, refused.
+MODEL_MAX_DIM = 2000
+
+
+@dataclass(frozen=True)
+class TrustRegionOptions:
+    """``"trust-region"``: a quadratic model through the answers paid for, minimized in a trust region
+    (:mod:`zeroopt.trust_region`; NEWUOA/BOBYQA/COBYQA's method without their bookkeeping).
+
+    ``q``: points that repair the geometry after a step it failed; ``radius``: the first Δ (``None``: 0.1 ·
+    max(‖x0‖∞, 1)); ``radius_min``: Δ at which the run converges; ``points``: points the model is fitted to
+    (``None``: :func:`~zeroopt.trust_region.default_points`); ``eps``: the precision asked (``None``: the
+    oracle's default). Not for iterates on the unit sphere, nor above :data:`MODEL_MAX_DIM` variables.
+    """
+
+    q: int = 1
+    radius: float | None = None
+    radius_min: float = 1e-8
+    points: int | None = None
+    eps: float | None = None
+
+    def validate(self) -> None:
+        check_positive("q", self.q, integer=True)
+        check_positive("radius", self.radius, allow_none=True)
+        check_positive("radius_min", self.radius_min)
+        check_positive("eps", self.eps, allow_none=True)
+        if self.points is not None and (isinstance(self.points, bool) or not isinstance(self.points, int)
+                                        or self.points < 2):
+            raise ValueError(f"points must be an integer of at least 2 (or None: 2n + 1), got {self.points!r}")
+
+
+@register_solver("trust-region", TrustRegionOptions,
+                 "Model-based trust region: a quadratic through the answers paid for, minimized in a ball")
+def _make_trust_region(opts: TrustRegionOptions, ctx: SolverContext) -> Chain:
+    if ctx.unit_sphere:
+        raise ValueError("trust-region models a function on ℝⁿ: on the unit sphere (the hard-label attack's g(θ)) "
+                         "its points leave the quadratic undetermined; use sign-growing (the attack's default), "
+                         "rgf or coordinate there")
+    if ctx.dim > MODEL_MAX_DIM:
+        raise ValueError(f"trust-region keeps a dense {ctx.dim} × {ctx.dim} model: d = {ctx.dim} is above its "
+                         f"{MODEL_MAX_DIM}; for high-dimensional problems use rgf, coordinate or sign-growing")
+    parts = (FixedPrecision(opts.eps) if opts.eps is not None else None, ModelProbes(opts.q), GeometryProbes(),
+             ModelEstimate(opts.radius, opts.points), ModelStep(), TrustStep(), BestProbe(),
+             RadiusFloor(opts.radius_min))
+    kept = tuple(p for p in parts if p is not None)
+    options = (("eps",), ("q",), (), ("radius", "points"), (), (), (), ("radius_min",))
+    named = tuple(o for p, o in zip(parts, options, strict=True) if p is not None)
+    first = opts.radius if opts.radius is not None else RADIUS_SHARE
+    return Chain("trust-region", kept, beta=first, step=first, options=named)

@@ -40,11 +40,14 @@ def resolve(spec: str) -> Callable[..., Any]:
 
 
 def list_solvers() -> list[str]:
-    """Our solver names from ``zeroopt.list_solvers()`` (empty if zeroopt is not there yet)."""
+    """Our solver names from ``zeroopt.list_solvers()`` that take the attack's objective, a radius along a direction
+    on the unit sphere (empty if zeroopt is not there yet)."""
     try:
-        return list(importlib.import_module("zeroopt").list_solvers())
-    except (ImportError, AttributeError):
+        zeroopt = importlib.import_module("zeroopt")
+    except ImportError:
         return []
+    sphere = zeroopt.SolverContext(dim=16, unit_sphere=True, radial=True)
+    return [name for name, spec in zeroopt.list_solvers().items() if spec.refusal(sphere) is None]
 
 
 @dataclass
