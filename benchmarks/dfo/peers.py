@@ -35,7 +35,7 @@ ZEROOPT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
                                                     "differences": "adaptive", "beta_above_noise": True}),
 }
 #: zeroopt's solvers in the comparison (rgf-fixed needs the gradient's Lipschitz constant, unknown here).
-ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate", *ZEROOPT_VARIANTS)
+ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate", "trust-region", *ZEROOPT_VARIANTS)
 #: Peers: solver name -> the module it needs.
 PEERS = {
     "ng-NGOpt": "nevergrad", "ng-TBPSA": "nevergrad", "ng-CMA": "nevergrad", "pycma": "cma",
