@@ -70,7 +70,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "estimator-no-1/beta", "estimator drops its 1/β scale", "zeroopt/estimators.py",
-        (("    diffs = differences / beta\n", "    diffs = differences\n"),),
+        (("    diffs = differences / width\n", "    diffs = differences\n"),),
     ),
     Mutant(
         "line-search-never-shrinks", "line search never shrinks (OPT line search: no quartering)",
