@@ -138,7 +138,7 @@ def test_same_seed_same_run_bit_for_bit(name: str) -> None:
     assert runs[0].fun == runs[1].fun and runs[0].queries == runs[1].queries
     assert [r.f for r in runs[0].history] == [r.f for r in runs[1].history]
     other = zeroopt.minimize(prob, prob.x0, solver=name, budget=900, seed=12)
-    sampler = zeroopt.make_solver(name, zeroopt.SolverContext(dim=12)).parts_at("sample")[0]
+    sampler = zeroopt.make_solver(name, CONTRACT_CONTEXT).parts_at("sample")[0]
     # A solver whose sampler draws nothing (the trust region's geometry probes) is the same run at every seed.
     assert np.array_equal(other.x, runs[0].x) != getattr(zeroopt.stages.wrapped(sampler), "draws", True)
 
