@@ -349,7 +349,8 @@ class TrustRegionOptions:
         check_positive("eps", self.eps, allow_none=True)
         if self.points is not None and (isinstance(self.points, bool) or not isinstance(self.points, int)
                                         or self.points < 2):
-            raise ValueError(f"points must be an integer of at least 2 (or None: 2n + 1), got {self.points!r}")
+            raise ValueError("points must be an integer of at least 2 (or None: trust_region.default_points), got "
+                             f"{self.points!r}")
 
 
 @register_solver("trust-region", TrustRegionOptions,

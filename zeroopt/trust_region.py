@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from .arrays import host, like
 from .base import GradientEstimate, Move, SolverSettings, SolverState
-from .quadratic_model import ball_minimizer, fit_quadratic, full_quadratic_size, least_covered
+from .quadratic_model import QuadraticModel, ball_minimizer, fit_quadratic, full_quadratic_size, least_covered
 from .requests import Evaluate, Evaluation, Request, Response
 from .stages import CountsProbes, Iteration, StopsRun
 
@@ -67,6 +67,12 @@ def default_points(n: int) -> int:
 
 def _host_flat(x: Any) -> NDArray[np.float64]:
     return np.asarray(host(x), dtype=float).ravel()
+
+
+def _remember(memory: dict[str, Any], points: NDArray[np.float64], values: NDArray[np.float64]) -> None:
+    """Add answered ``points`` and their ``values`` to the ``memory`` copy an iteration writes."""
+    memory[POINTS] = np.concatenate([memory[POINTS], points])
+    memory[VALUES] = np.concatenate([memory[VALUES], values])
 
 
 def _near(memory: Mapping[str, Any], x: NDArray[np.float64], within: float) -> NDArray[np.float64]:
@@ -153,8 +159,7 @@ class ModelEstimate:
             assert isinstance(resp, Evaluation)
             values = np.asarray(resp.values, dtype=float)
             finite = np.isfinite(values)
-            memory[POINTS] = np.concatenate([memory[POINTS], points[finite]])
-            memory[VALUES] = np.concatenate([memory[VALUES], values[finite]])
+            _remember(memory, points[finite], values[finite])
             if finite.any():
                 i = int(np.argmin(np.where(finite, values, np.inf)))
                 best = {"best_x": like(points[i], s.x), "best_f": float(values[i]),
@@ -170,7 +175,8 @@ class ModelEstimate:
         n = x.size
         z = memory[POINTS] - x
         dist = np.linalg.norm(z, axis=1)
-        order = [k for k in np.argsort(dist, kind="stable") if dist[k] > 0][: (self.points or default_points(n)) - 1]
+        order = np.argsort(dist, kind="stable")
+        order = order[dist[order] > 0][: (self.points or default_points(n)) - 1]
         z, f = z[order] / radius, memory[VALUES][order]
         if np.isfinite(fx):
             z, f = np.concatenate([np.zeros((1, n)), z]), np.concatenate([[fx], f])
@@ -195,7 +201,7 @@ class ModelStep:
         radius, h = it.memory[RADIUS], it.memory[HESSIAN]
         g = _host_flat(it.direction)
         step = radius * ball_minimizer(radius * g, radius**2 * h)
-        promised = float(-(g @ step) - 0.5 * step @ h @ step)
+        promised = QuadraticModel(0.0, g, h).decrease(step)
         return replace(it, direction=like(step, it.state.x), memory={**it.memory, PROMISED: promised})
 
 
@@ -226,8 +232,7 @@ class TrustStep:
             assert isinstance(resp, Evaluation)
             value, value_eps = float(resp.values[0]), float(resp.eps[0])
             if np.isfinite(value):
-                memory[POINTS] = np.concatenate([memory[POINTS], trial[None]])
-                memory[VALUES] = np.concatenate([memory[VALUES], [value]])
+                _remember(memory, trial[None], np.array([value]))
                 ratio = (s.fx - value) / promised
         repair = False
         if ratio >= self.rho_grow:
