@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import zeroopt
+from applications.hardlabel import attack_solvers
 from zeroopt.problems import rotated_quadratic
 
 # ------------------------------------------------------------------ solvers written outside the package
@@ -288,8 +289,7 @@ def lightgbm_model():  # type: ignore[no-untyped-def]
 
 #: The solvers that take the attack's g(θ), a radius along θ on the unit sphere (the others refuse it with a clear
 #: error, which tests/test_hardlabel_attack.py checks).
-ON_THE_SPHERE = [name for name in SOLVERS if zeroopt.get_solver(name).refusal(
-    zeroopt.SolverContext(dim=16, unit_sphere=True, radial=True)) is None]
+ON_THE_SPHERE = sorted(attack_solvers())
 ATTACK_CASES = [(name, {}) for name in ON_THE_SPHERE] + [(name, {opt: v}) for name, opt, v in SOLVERS_WITH_PARTS
                                                           if name in ON_THE_SPHERE]
 

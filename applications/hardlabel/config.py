@@ -32,7 +32,8 @@ from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Ver
 __all__ = [
     "CHEAP_START", "DEFAULT_SOLVER", "N_INITIAL_DIRECTIONS", "REFERENCE_START", "SETTINGS",
     "AttackConfig",
-    "attack_keywords", "boundary_context", "check_inputs", "check_solver_options", "explains_misplaced_keywords",
+    "attack_keywords", "attack_solvers", "boundary_context", "check_inputs", "check_solver_options",
+    "explains_misplaced_keywords",
     "initial_precision", "limit_blas", "misplaced_keywords", "numpy_blas_paths", "seeds_for",
 ]
 
@@ -268,6 +269,13 @@ def boundary_context(shape: tuple[int, ...], preset: str, piecewise_constant: bo
     array_shape = tuple(shape) if len(shape) > 1 else None
     return zeroopt.SolverContext(dim=dim, shape=array_shape, unit_sphere=True, adjustable_precision=True,
                                  constants=preset, radial=True, piecewise_constant=piecewise_constant)
+
+
+def attack_solvers(shape: tuple[int, ...] = (16,)) -> list[str]:
+    """The registered solvers that take g(θ) of an input of ``shape`` (the others refuse its context with a clear
+    error: :meth:`zeroopt.registry.SolverSpec.refusal`), in registry order."""
+    context = boundary_context(shape, Runs().preset)
+    return [name for name, spec in zeroopt.list_solvers().items() if spec.refusal(context) is None]
 
 
 def initial_precision(options: dict[str, Any]) -> float:

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-import zeroopt
-from applications.hardlabel import AttackResult, attack
+from applications.hardlabel import AttackResult, attack, attack_solvers
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "attack_quality.md"
 DIM = 64
@@ -94,9 +93,7 @@ def found_over_optimal(
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 (default 10)")
-    sphere = zeroopt.SolverContext(dim=DIM, unit_sphere=True, radial=True)
-    takes = sorted(name for name, spec in zeroopt.list_solvers().items() if spec.refusal(sphere) is None)
-    p.add_argument("--solvers", default=",".join(takes), help="comma-separated")
+    p.add_argument("--solvers", default=",".join(sorted(attack_solvers((DIM,)))), help="comma-separated")
     p.add_argument("--out", type=Path, default=OUT, help=f"Markdown table (default {OUT}); '-' prints only")
     args = p.parse_args(argv)
     lines = [
