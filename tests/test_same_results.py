@@ -5,8 +5,7 @@ d = 784 and 3,072, attacked together with seed 0, stored from the code before th
 (``benchmarks/overhead.py``): every change to the solver's and the boundary search's arithmetic must give
 these bits back. The bits are those of one CPU's BLAS kernels (float32 products sum in a kernel-dependent order):
 these were recorded by running the attack below at commit 44d9d9d, whose code is the one before the speed-ups, on
-an x86_64 machine without AVX-512 (the earlier record, made on another CPU, no longer matched there); on a CPU with
-other kernels, record them there the same way.
+an x86_64 machine without AVX-512; on a CPU with other kernels, record them there the same way.
 """
 
 from __future__ import annotations
