@@ -3,6 +3,8 @@ wider β where the probes' differences drown in the stated noise, and lower true
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ import zeroopt
 from zeroopt.base import GradientEstimate, Move, SolverState
 from zeroopt.noise import NOISE_CEILING_RATIO, RadiusAboveNoise
 from zeroopt.problems import rotated_quadratic
+from zeroopt.radius_step import STEP_RADIUS_RATIO
 
 QUAD = rotated_quadratic(20, mu=0.01, L=1.0, seed=0)
 GAP = QUAD(QUAD.x0) - QUAD.f_star
@@ -114,7 +117,9 @@ def test_a_lower_true_value_under_noise_on_every_seed(solver: str, share: float,
 
 @pytest.mark.parametrize(("kwargs", "match"), [({"snr": 0.0}, "snr"), ({"snr": float("inf")}, "snr"),
                                                ({"back": 1.0}, "back"), ({"back": 0.0}, "back"),
-                                               ({"ceiling_ratio": 0.5}, "ceiling_ratio")])
+                                               ({"ceiling_ratio": 0.5}, "ceiling_ratio"),
+                                               ({"step_share": 0.0}, "step_share"),
+                                               ({"step_share": float("nan")}, "step_share")])
 def test_invalid_settings_are_refused(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         RadiusAboveNoise(**kwargs)
@@ -131,3 +136,25 @@ def test_the_option_puts_the_rule_after_the_stall_rule() -> None:
     assert names.index("RadiusAboveNoise") == names.index("StallRule") + 1
     assert "RadiusAboveNoise" not in [type(b).__name__ for b in zeroopt.make_solver(
         "rgf", zeroopt.SolverContext(dim=3)).parts]
+
+
+def test_with_a_step_share_beta_stays_within_that_share_of_the_distance_moved() -> None:
+    standing_out = _estimate([1.0, -2.0, 1.5], eps=1e-4)  # far above the noise: the noise floor is tiny
+    moved = replace(_move(), x=np.array([2.0, 0.0, 0.0]))  # the iterate moved a distance of 2
+    assert RadiusAboveNoise(step_share=0.25)(_Solver(), _state(1e-4), standing_out, moved).beta == pytest.approx(0.5)
+    assert RadiusAboveNoise()(_Solver(), _state(1e-4), standing_out, moved).beta == pytest.approx(0.01)
+    capped = RadiusAboveNoise(step_share=0.25, ceiling_ratio=10.0)(_Solver(), _state(1e-4), standing_out, moved)
+    assert capped.beta == pytest.approx(0.1)  # never past the ceiling
+    exact = RadiusAboveNoise(step_share=0.25)(_Solver(), _state(0.0), _estimate([1.0, -2.0, 1.5], 0.0), moved)
+    assert exact is moved  # an exact oracle: nothing stated, nothing changed
+
+
+def test_central_differences_get_the_step_share_and_forward_ones_do_not() -> None:
+    def rule(differences: str) -> RadiusAboveNoise:
+        solver = zeroopt.make_solver("coordinate", zeroopt.SolverContext(dim=3), beta_above_noise=True,
+                                     differences=differences)
+        return next(p for p in solver.parts if isinstance(p, RadiusAboveNoise))
+
+    assert rule("forward").step_share is None
+    assert rule("central").step_share == rule("adaptive").step_share == STEP_RADIUS_RATIO
+

@@ -60,3 +60,18 @@ def test_a_pair_without_positive_curvature_is_not_kept_and_the_history_is_bounde
         QuasiNewton(history=0)
     with pytest.raises(ValueError, match="quasi_newton"):
         zeroopt.minimize(lambda x: float(x @ x), np.ones(3), solver="coordinate", budget=50, quasi_newton=0.5)
+
+
+def test_a_pair_from_an_estimate_the_noise_may_have_made_is_not_kept() -> None:
+    rule = QuasiNewton()
+    memory: dict = {}
+    # Stated precision 1e-2 on every answer: differences of 1e-3 may be the errors alone, those of 1.0 may not.
+    for x, g, difference in (([0.0, 0.0], [1.0, 0.0], 1e-3), ([1.0, 0.0], [3.0, 0.0], 1.0),
+                             ([2.0, 0.0], [5.0, 0.0], 1.0), ([3.0, 0.0], [7.0, 0.0], 1e-3),
+                             ([4.0, 0.0], [9.0, 0.0], 1.0), ([5.0, 0.0], [11.0, 0.0], 1.0)):
+        before = zeroopt.SolverState(x=np.array(x), fx=0.0, fx_eps=1e-2, beta=0.1, step=1.0, iteration=0,
+                                     rng=np.random.default_rng(0), memory=memory)
+        estimate = zeroopt.GradientEstimate(g=np.array(g), eps=1e-2, used=2, differences=np.full(2, difference))
+        _, memory = rule(None, before, estimate)  # type: ignore[arg-type]
+    # Of the five pairs of consecutive estimates, the first and the two beside the fourth estimate meet a drowned one.
+    assert [float(s[0]) for s, _, _ in memory["quasi_newton"][2]] == [1.0, 1.0]

@@ -46,7 +46,7 @@ from .precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsVal
 from .prior import HistoryPrior
 from .quasi_newton import QuasiNewton
 from .radius import RadiusFollowsBalance
-from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
+from .radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO, RadiusFollowsStep
 from .samplers import make_sampler, sampler_names
 from .shaping import IterateShapedProbes
 from .stages import Amend, Estimate, FixedProbes, Part, Sample, SkipFlat, Step
@@ -55,9 +55,8 @@ from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __all__ = [
     "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q", "REFERENCE_EPS_PER_BETA",
-    "DescentOptions", "check_positive", "descent_solver", "noise_ceiling", "precision_for", "preset_for",
-    "step_rule_for",
-    "unit_sphere_steps", "NO_PROGRESS_WINDOW",
+    "DescentOptions", "check_positive", "descent_solver", "noise_ceiling", "noise_step_share", "precision_for",
+    "preset_for", "step_rule_for", "unit_sphere_steps", "NO_PROGRESS_WINDOW",
 ]
 
 #: Iterations without improvement after which a fixed-step run stops (:class:`~zeroopt.parts.NoProgressRule`).
@@ -257,6 +256,14 @@ def noise_ceiling(opts: DescentOptions) -> float:
     return NOISE_CEILING_RATIO if forward else CENTRAL_NOISE_CEILING_RATIO
 
 
+def noise_step_share(opts: DescentOptions) -> float | None:
+    """The noise-aware radius's narrowest β as a share of the step (:class:`~zeroopt.noise.RadiusAboveNoise`'s
+    ``step_share``): a quarter (:data:`~zeroopt.radius_step.STEP_RADIUS_RATIO`) for central differences and the
+    adaptive switch, which takes them while β is widened; none for forward ones, whose β f″ term a wide β biases."""
+    forward = getattr(opts, "differences", "forward") == "forward"
+    return None if forward else STEP_RADIUS_RATIO
+
+
 def preset_for(context: SolverContext) -> dict[str, float]:
     """q and β of the constant set a :class:`~zeroopt.SolverContext` asks for (the paper's when it names none)."""
     return dict(PRESETS[context.constants or "paper"])
@@ -363,7 +370,8 @@ def descent_solver(
         (None if fixed else StallRule(opts.step_min, opts.step_reset, opts.beta_decay, opts.beta_min),
          ("step_min", "step_reset", "beta_decay", "beta_min")),
         (NoProgressRule(int(opts.patience)) if fixed and opts.patience is not None else None, ("patience",)),
-        (RadiusAboveNoise(ceiling_ratio=noise_ceiling(opts)) if opts.beta_above_noise else None,
+        (RadiusAboveNoise(ceiling_ratio=noise_ceiling(opts), step_share=noise_step_share(opts))
+         if opts.beta_above_noise else None,
          ("beta_above_noise", *has("differences"))),  # after the stall rule
         (None if opts.min_progress is None else DiminishingReturnsRule(float(opts.min_progress)), ("min_progress",)),
     )

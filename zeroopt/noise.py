@@ -27,12 +27,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .arrays import is_foreign, norm
 from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .stages import AmendsMove
 
 __all__ = [
     "CENTRAL_NOISE_CEILING_RATIO", "NOISE_CEILING_RATIO", "NOISE_RETURN", "NOISE_SNR", "RadiusAboveNoise",
-    "difference_noise",
+    "difference_noise", "drowned",
 ]
 
 #: The probes' differences must stand three noise levels above the error their two answers may carry (root mean
@@ -63,6 +64,30 @@ def difference_noise(estimate: GradientEstimate, before: SolverState) -> float:
     return math.hypot(float(estimate.eps), float(before.fx_eps))
 
 
+def drowned(estimate: GradientEstimate, before: SolverState) -> bool:
+    """Whether the estimate's differences may be the answers' errors alone: their root mean square no larger than
+    the standard deviation those errors may have (:func:`difference_noise`). False where nothing is stated (an exact
+    oracle) or no differences were observed (comparisons).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from zeroopt.base import GradientEstimate, SolverState
+    >>> state = SolverState(x=np.zeros(2), fx=1.0, fx_eps=1e-4, beta=0.01, step=0.1, iteration=3, rng=None)
+    >>> drowned(GradientEstimate(g=np.zeros(2), eps=1e-4, used=2, differences=np.array([1e-4, -2e-4])), state)
+    False
+    >>> drowned(GradientEstimate(g=np.zeros(2), eps=1e-4, used=2, differences=np.array([1e-4, -1e-4])), state)
+    True
+    """
+    differences = estimate.differences
+    if differences is None or len(differences) == 0:
+        return False
+    noise = difference_noise(estimate, before)
+    if not (noise > 0 and math.isfinite(noise)):
+        return False
+    return float(np.sqrt(np.mean(np.square(np.asarray(differences, dtype=float))))) <= noise
+
+
 @dataclass(frozen=True)
 class RadiusAboveNoise(AmendsMove):
     """Keep the smoothing radius β where the probes' differences stand above the answers' stated noise.
@@ -80,6 +105,12 @@ class RadiusAboveNoise(AmendsMove):
     noise that β is one the probes cannot resolve, so the run goes on at the floor — and ends by its budget, or
     by :class:`~zeroopt.parts.DiminishingReturnsRule`'s ``min_progress`` when set).
 
+    With ``step_share`` (central differences), β is also kept at least that share of the distance the iterate just
+    moved: their error beyond the noise's is the β²f‴ term, of the order the step's own model already neglects over
+    that distance, so a radius within the step costs the estimate nothing in order, and the noise's share of it falls
+    as 1/β — the reason Py-BOBYQA samples at a share of its trust radius. Forward differences carry the β f″ term
+    and are not widened so.
+
     No precision stated (ε = 0 on every answer, an exact oracle), no differences observed (comparison
     estimators) or no finite difference: the move passes unchanged.
 
@@ -91,6 +122,8 @@ class RadiusAboveNoise(AmendsMove):
         The factor of each return toward the solver's own β, in (0, 1).
     ceiling_ratio
         The widest β as a multiple of the solver's own, >= 1.
+    step_share
+        The narrowest β as a share of the distance the iterate moved this iteration, > 0; ``None``: none.
 
     Examples
     --------
@@ -112,6 +145,7 @@ class RadiusAboveNoise(AmendsMove):
     snr: float = NOISE_SNR
     back: float = NOISE_RETURN
     ceiling_ratio: float = NOISE_CEILING_RATIO
+    step_share: float | None = None
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.snr) and self.snr > 0):
@@ -121,6 +155,9 @@ class RadiusAboveNoise(AmendsMove):
         if not (math.isfinite(self.ceiling_ratio) and self.ceiling_ratio >= 1):
             raise ValueError(f"ceiling_ratio is a multiple of the solver's β, finite and >= 1; got "
                              f"{self.ceiling_ratio!r}")
+        if self.step_share is not None and not (math.isfinite(self.step_share) and self.step_share > 0):
+            raise ValueError(f"step_share is β as a share of the step, positive and finite (or None); got "
+                             f"{self.step_share!r}")
 
     def __call__(
         self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move
@@ -135,6 +172,10 @@ class RadiusAboveNoise(AmendsMove):
         ceiling = own * self.ceiling_ratio
         rms = float(np.sqrt(np.mean(np.square(np.asarray(differences, dtype=float)))))
         floor = before.beta * self.snr * noise / rms if rms > 0 else ceiling
+        if self.step_share is not None:
+            moved = norm(move.x - before.x if is_foreign(move.x) else np.asarray(move.x) - np.asarray(before.x))
+            if math.isfinite(moved):
+                floor = max(floor, self.step_share * moved)
         target = move.beta
         if target > own * (1 + 1e-9):  # widened by this rule earlier: on the way back toward the solver's own β
             target = max(target * self.back, own)

@@ -6,7 +6,10 @@ curvature. Consecutive iterations measure it at no query: the step ``s = x_{k+1}
 estimate ``y = g_{k+1} − g_k`` satisfy ``y ≈ ∇²f s``. :class:`QuasiNewton` keeps the last ``memory`` pairs and
 hands the step rule ``H g``, ``H`` the L-BFGS inverse Hessian of those pairs (Nocedal & Wright, *Numerical
 Optimization*, Algorithm 7.4, with their initial scaling ``sᵀy / yᵀy``), so a step of 1 is a Newton step of
-the model. A pair whose curvature ``sᵀy`` is not positive (noise, or a concave stretch) is not kept. Finite-
+the model. A pair whose curvature ``sᵀy`` is not positive (noise, or a concave stretch) is not kept, nor one whose
+either estimate may be noise alone: under a stated precision, an estimate whose probes' differences do not rise
+above the error their answers may carry (:func:`~zeroopt.noise.drowned`) measures no slope, and a pair from it
+would steer ``H`` for the next ``memory`` iterations with curvature the noise made up. Finite-
 difference quasi-Newton methods are competitive with model-based ones on smooth and noisy problems once their
 difference interval suits the noise (Shi, Xuan, Oztoprak & Nocedal, SIAM J. Optim. 2023): an estimate whose
 probes cover every coordinate (``CoordinateDirections`` with q ≥ d) gives it the whole gradient.
@@ -30,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .base import GradientEstimate, SolverSettings, SolverState
+from .noise import drowned
 from .stages import ChoosesDirection
 
 __all__ = ["QUASI_NEWTON_MEMORY", "QuasiNewton"]
@@ -60,15 +64,16 @@ class QuasiNewton(ChoosesDirection):
     ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         g = np.asarray(estimate.g, dtype=float)
         memory = dict(before.memory)
-        last_x, last_g, pairs = memory.get(self.key, (None, None, ()))
+        last_x, last_g, pairs, last_drowned = memory.get(self.key, (None, None, (), False))
         if not np.all(np.isfinite(g)):
             return g, memory
-        if last_x is not None:
+        now_drowned = drowned(estimate, before)
+        if last_x is not None and not (now_drowned or last_drowned):
             s, y = np.asarray(before.x, dtype=float) - last_x, g - last_g
             curvature = float(s @ y)
             if curvature > 1e-12 * float(np.linalg.norm(s) * np.linalg.norm(y)):
                 pairs = (*pairs, (s, y, 1.0 / curvature))[-int(self.history):]
-        memory[self.key] = (np.array(before.x, dtype=float), g.copy(), pairs)
+        memory[self.key] = (np.array(before.x, dtype=float), g.copy(), pairs, now_drowned)
         return (self.apply(pairs, g) if pairs else g), memory
 
     @staticmethod
