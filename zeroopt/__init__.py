@@ -119,6 +119,7 @@ from .stages import (
 )
 from .stepping import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
 from .subspace import LowFrequencyDirections, WideningLowFrequency
+from .trust_region import GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
 
 __version__ = "0.1.0"
 
@@ -157,6 +158,8 @@ __all__ = [
     "AskTell", "ask_tell",
     # a solver is a chain of parts, each an (init, update) pair of one stage (zeroopt.stages)
     "Chain", "chain", "STAGES", "Amend", "Estimate", "FixedProbes", "Iteration", "Part", "Sample", "SkipFlat", "Step",
+    # the model-based trust region's parts (zeroopt.trust_region; the quadratic model in zeroopt.quadratic_model)
+    "GeometryProbes", "ModelEstimate", "ModelProbes", "ModelStep", "RadiusFloor", "TrustStep",
     # solvers from outside zeroopt: a module that registers them, by name, path, ZEROOPT_PLUGINS or entry point
     "PluginError", "load_plugin",
 ]
