@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,3 +124,20 @@ def test_a_record_covers_a_smaller_budget_only(tmp_path) -> None:
     assert load(path, 30)["trace"] == [[1, 5.0], [20, 1.0]]
     assert load(path, 10)["trace"] == [[1, 5.0]]
     assert load(tmp_path / "missing.json", 10) is None
+
+
+def test_a_plugins_solver_joins_the_comparison_beside_zeroopts_and_a_bad_plugin_is_a_usage_error(tmp_path) -> None:
+    # In a child process, as the plugin tests run it: the plugin registers a solver and a sampler for good.
+    argv = [sys.executable, "-m", "benchmarks.dfo", "--set", "more-wild", "--problems", "7", "--variants", "smooth",
+            "--kappa-max", "5", "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")]
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([*argv, "--plugin", "docs/examples/spsa_plugin.py", "--solvers", "spsa,Powell"], cwd=root,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "out" / "more-wild.md").read_text()
+    assert "| **spsa** |" in page and "| Powell |" in page  # on zeroopt's side of the page
+    record = json.loads(next((tmp_path / "cache").rglob("spsa.json")).read_text())
+    assert 0 < record["calls"] <= 5 * (record["n"] + 1)
+    bad = subprocess.run([*argv, "--plugin", "no_such_plugin_module"], cwd=root, capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "--plugin" in bad.stderr and "Traceback" not in bad.stderr

@@ -11,9 +11,11 @@ import math
 import sys
 from pathlib import Path
 
+from zeroopt.plugins import PLUGIN_HELP, PluginError, load_plugins
+
 from ..pages import command_line
 from .more_wild import NOISE_LEVEL
-from .peers import PEERS, ZEROOPT_SOLVERS, available
+from .peers import PEERS, ZEROOPT_SOLVERS, available, is_zeroopt
 from .report import page, summarise
 from .run import NOISY_VARIANTS, Plan, execute
 
@@ -40,14 +42,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="4 Moré–Wild problems at κ ≤ 20, d = 100 at κ ≤ 5")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "zeroopt" / "dfo")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/dfo"))
+    ap.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                    help=f"{PLUGIN_HELP}; its solvers join the default list (runs are cached by solver name: give a "
+                    "changed solver a new --cache)")
     args = ap.parse_args(argv)
     if args.noisy_seeds < 1:
         ap.error("--noisy-seeds must be at least 1")
+    try:
+        plugged = [s for s in load_plugins(args.plugin) if s not in PEERS]
+    except PluginError as err:
+        ap.error(f"--plugin: {err}")
     command = command_line("dfo", argv)
-    solvers = [s for s in args.solvers.split(",") if s] or [*ZEROOPT_SOLVERS, *PEERS]
-    unknown = [s for s in solvers if s not in ZEROOPT_SOLVERS and s not in PEERS]
+    solvers = [s for s in args.solvers.split(",") if s] or [*ZEROOPT_SOLVERS, *plugged, *PEERS]
+    unknown = [s for s in solvers if not is_zeroopt(s) and s not in PEERS]
     if unknown:
-        ap.error(f"unknown solver(s) {unknown}; choose from {[*ZEROOPT_SOLVERS, *PEERS]}")
+        ap.error(f"unknown solver(s) {unknown}; choose from {[*ZEROOPT_SOLVERS, *PEERS]}, a solver registered with "
+                 "zeroopt, or one of a --plugin MODULE")
     missing = [s for s in solvers if not available(s)]
     wheels = " ".join(sorted({PEERS[s] for s in missing}))
     notes = [f"Skipped, not installed: {', '.join(missing)} (pip install {wheels})."] if missing else []

@@ -72,9 +72,15 @@ class Counted:
         return value
 
 
+def is_zeroopt(solver: str) -> bool:
+    """Whether ``solver`` runs through :func:`zeroopt.minimize`: an entry of :data:`ZEROOPT_SOLVERS`, or any solver
+    registered with zeroopt (a plugin's, loaded by ``--plugin``), under a name no peer takes."""
+    return solver in ZEROOPT_SOLVERS or (solver not in PEERS and solver in zeroopt.list_solvers())
+
+
 def available(solver: str) -> bool:
     """Whether ``solver``'s library is installed (zeroopt's are always)."""
-    if solver in ZEROOPT_SOLVERS:
+    if is_zeroopt(solver):
         return True
     return importlib.util.find_spec(PEERS[solver]) is not None
 
@@ -158,7 +164,7 @@ def run(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            if solver in ZEROOPT_SOLVERS:
+            if is_zeroopt(solver):
                 _zeroopt(solver, f, x0, seed, noisy, precision)
             elif solver.startswith("ng-"):
                 _nevergrad(solver[3:], f, x0, seed, noisy)

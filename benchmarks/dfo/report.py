@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..pages import write_page
-from .peers import ZEROOPT_SOLVERS
+from .peers import is_zeroopt
 from .profiles import TAUS, area, data_profile, performance_profile, solve_times
 
 #: κ values the tables show (simplex gradients: evaluations / (n + 1)).
@@ -67,8 +67,8 @@ def plot(summaries: dict[str, dict[str, Any]], solvers: list[str], path: Path, t
             curve = summaries[v][f"{tau:g}"]["curve"]
             kappas = np.arange(1, curve.shape[1] + 1)
             for j, s in enumerate(solvers):
-                ax.step(kappas, curve[j], where="post", color=colors[j], lw=2.2 if s in ZEROOPT_SOLVERS else 1.2,
-                        ls="-" if s in ZEROOPT_SOLVERS else "--", label=s)
+                ax.step(kappas, curve[j], where="post", color=colors[j], lw=2.2 if is_zeroopt(s) else 1.2,
+                        ls="-" if is_zeroopt(s) else "--", label=s)
             ax.set_xscale("log")
             ax.set_ylim(-0.02, 1.02)
             ax.set_title(f"{v}, τ = {tau:g}", fontsize=9)
@@ -96,7 +96,7 @@ def _table(summary: dict[str, Any], tau: str, solvers: list[str]) -> list[str]:
     best = max(summary[tau]["area"].values())
     for s in sorted(solvers, key=lambda s: -summary[tau]["area"][s]):
         a = summary[tau]["area"][s]
-        name = f"**{s}**" if s in ZEROOPT_SOLVERS else s
+        name = f"**{s}**" if is_zeroopt(s) else s
         cells = " | ".join(f"{v:.2f}" for v in summary[tau]["data"][s])
         spread = f" {' / '.join(f'{v:.3f}' for v in per_seed[s])} |" if per_seed else ""
         lines.append(f"| {name} | {cells} | {a:.3f}{' (best)' if a == best else ''} |{spread}")
@@ -142,8 +142,8 @@ def goals(set_name: str, summaries: dict[str, dict[str, Any]], solvers: list[str
     """The issue's goals, measured: on the high-dimensional set zeroopt's best solver's data profile at or above
     every peer's for κ ≥ ``kappa_from``; on Moré–Wild's noisy variants its area within ``1 - share`` of the best
     peer's."""
-    ours = [s for s in solvers if s in ZEROOPT_SOLVERS]
-    peers = [s for s in solvers if s not in ZEROOPT_SOLVERS]
+    ours = [s for s in solvers if is_zeroopt(s)]
+    peers = [s for s in solvers if not is_zeroopt(s)]
     lines = [f"## Goals (τ = {tau:g})", ""]
     if not ours or not peers:
         return []
