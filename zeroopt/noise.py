@@ -14,7 +14,10 @@ dominates (near a minimum), the β it settles at scales as the forward-differenc
 level ε (the one their ECnoise estimates; "Estimating derivatives of noisy simulations", ACM TOMS 38(3), 2012),
 β ∝ √(ε/L): the curvature term L β²/2 a few noise levels high. A central-difference estimator's differences
 f(x + βu) − f(x − βu) ≈ 2β ∇f·u carry no curvature term, so there the rule keeps the slope's term above the
-noise and β grows as the slope shrinks, up to a bound (:data:`NOISE_CEILING_RATIO`).
+noise and β grows as the slope shrinks, up to a bound (:data:`CENTRAL_NOISE_CEILING_RATIO`); nor is it narrower than
+a share of the step the iterate just took (``step_share``), the scale over which the step already trusts f to be
+quadratic. :func:`drowned` tells an estimate whose differences the noise alone may have made, which
+:class:`~zeroopt.QuasiNewton` keeps out of its curvature pairs.
 
 An exact oracle (ε = 0 on every answer) makes it a no-op, and so do estimators that observe no values
 (comparisons): nothing is weighed, the move passes unchanged.
