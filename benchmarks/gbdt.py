@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,10 @@ def train_cached(
         return lgb.Booster(model_file=str(path))
     booster = lgb.train(full, lgb.Dataset(x, y), num_boost_round=rounds)
     CACHE.mkdir(parents=True, exist_ok=True)
-    booster.save_model(str(path))
+    # Written beside it and renamed: a process reading the cache meanwhile sees the whole file or none.
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    booster.save_model(str(part))
+    part.replace(path)
     return booster
 
 
