@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["copy", "flat", "host", "is_foreign", "is_numpy", "like", "namespace", "norm", "rows", "same", "take",
-           "zeros_like"]
+__all__ = ["copy", "distance", "flat", "host", "is_foreign", "is_numpy", "like", "namespace", "norm", "rows", "same",
+           "take", "zeros_like"]
 
 INSTALL_HINT = "pip install array-api-compat"
 
@@ -105,6 +105,11 @@ def norm(a: Any) -> float:
     if is_numpy(a):
         return float(np.linalg.norm(a))
     return float(namespace(a).linalg.vector_norm(a))
+
+
+def distance(a: Any, b: Any) -> float:
+    """The Euclidean distance between two points of the same array library, as a Python float."""
+    return norm(a - b if is_foreign(a) else np.asarray(a) - np.asarray(b))
 
 
 def take(a: Any, index: np.ndarray) -> Any:

@@ -252,16 +252,19 @@ def noise_ceiling(opts: DescentOptions) -> float:
     """The noise-aware radius's bound for the differences ``opts`` takes: central ones (also the adaptive switch to
     them, which takes them exactly while β is widened) get the wider one (:data:`~zeroopt.noise.NOISE_CEILING_RATIO`,
     :data:`~zeroopt.noise.CENTRAL_NOISE_CEILING_RATIO`)."""
-    forward = getattr(opts, "differences", "forward") == "forward"
-    return NOISE_CEILING_RATIO if forward else CENTRAL_NOISE_CEILING_RATIO
+    return NOISE_CEILING_RATIO if _forward(opts) else CENTRAL_NOISE_CEILING_RATIO
 
 
 def noise_step_share(opts: DescentOptions) -> float | None:
     """The noise-aware radius's narrowest β as a share of the step (:class:`~zeroopt.noise.RadiusAboveNoise`'s
     ``step_share``): a quarter (:data:`~zeroopt.radius_step.STEP_RADIUS_RATIO`) for central differences and the
     adaptive switch, which takes them while β is widened; none for forward ones, whose β f″ term a wide β biases."""
-    forward = getattr(opts, "differences", "forward") == "forward"
-    return None if forward else STEP_RADIUS_RATIO
+    return None if _forward(opts) else STEP_RADIUS_RATIO
+
+
+def _forward(opts: DescentOptions) -> bool:
+    """Whether ``opts`` takes forward differences (options without a ``differences`` field do)."""
+    return getattr(opts, "differences", "forward") == "forward"
 
 
 def preset_for(context: SolverContext) -> dict[str, float]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .arrays import is_foreign, norm
+from .arrays import distance
 from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .stages import AmendsMove
 
@@ -82,13 +82,20 @@ def drowned(estimate: GradientEstimate, before: SolverState) -> bool:
     >>> drowned(GradientEstimate(g=np.zeros(2), eps=1e-4, used=2, differences=np.array([1e-4, -1e-4])), state)
     True
     """
+    weighed = _differences_and_noise(estimate, before)
+    return weighed is not None and weighed[0] <= weighed[1]
+
+
+def _differences_and_noise(estimate: GradientEstimate, before: SolverState) -> tuple[float, float] | None:
+    """The differences' root mean square and :func:`difference_noise`, or None where there is nothing to weigh (no
+    differences observed, or no finite positive noise stated)."""
     differences = estimate.differences
     if differences is None or len(differences) == 0:
-        return False
+        return None
     noise = difference_noise(estimate, before)
     if not (noise > 0 and math.isfinite(noise)):
-        return False
-    return float(np.sqrt(np.mean(np.square(np.asarray(differences, dtype=float))))) <= noise
+        return None
+    return float(np.sqrt(np.mean(np.square(np.asarray(differences, dtype=float))))), noise
 
 
 @dataclass(frozen=True)
@@ -165,18 +172,15 @@ class RadiusAboveNoise(AmendsMove):
     def __call__(
         self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move
     ) -> Move:
-        differences = estimate.differences
-        if differences is None or len(differences) == 0:
+        weighed = _differences_and_noise(estimate, before)
+        if weighed is None:
             return move
-        noise = difference_noise(estimate, before)
-        if not (noise > 0 and math.isfinite(noise)):
-            return move
+        rms, noise = weighed
         own = float(solver.beta)
         ceiling = own * self.ceiling_ratio
-        rms = float(np.sqrt(np.mean(np.square(np.asarray(differences, dtype=float)))))
         floor = before.beta * self.snr * noise / rms if rms > 0 else ceiling
         if self.step_share is not None:
-            moved = norm(move.x - before.x if is_foreign(move.x) else np.asarray(move.x) - np.asarray(before.x))
+            moved = distance(move.x, before.x)
             if math.isfinite(moved):
                 floor = max(floor, self.step_share * moved)
         target = move.beta

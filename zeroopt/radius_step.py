@@ -18,9 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-import numpy as np
-
-from .arrays import is_foreign, norm
+from .arrays import distance
 from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .radius import owned_beta_range
 from .stages import AmendsMove
@@ -98,8 +96,7 @@ class RadiusFollowsStep(AmendsMove):
     def __call__(
         self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move
     ) -> Move:
-        moved = move.x - before.x if is_foreign(move.x) else np.asarray(move.x) - np.asarray(before.x)
-        step = norm(moved)
+        step = distance(move.x, before.x)
         bounds = owned_beta_range(solver, self.floor_ratio, move.beta)
         if not (math.isfinite(step) and step > 0) or bounds is None:
             return move
