@@ -57,6 +57,7 @@ def test_quick_preset_writes_monotone_profiles(tmp_path) -> None:
     assert main(argv) == 0
     page = (tmp_path / "out" / "more-wild-quick.md").read_text()
     assert "python -m benchmarks.dfo --quick" in page and "| **rgf** |" in page
+    assert "Simplex gradients κ to pass the test at τ = 1e-3, per problem" in page  # a few problems: each listed
     assert (tmp_path / "out" / "more-wild-quick.png").stat().st_size > 1000
     data = json.loads((tmp_path / "out" / "more-wild-quick.json").read_text())
     assert set(data["variants"]) == {"smooth", "deterministic", "stochastic", "nondiff"}
@@ -141,3 +142,10 @@ def test_a_plugins_solver_joins_the_comparison_beside_zeroopts_and_a_bad_plugin_
     bad = subprocess.run([*argv, "--plugin", "no_such_plugin_module"], cwd=root, capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and "--plugin" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_budgets_behind_a_peer_are_written_as_ranges() -> None:
+    from benchmarks.dfo.report import _ranges
+
+    assert _ranges([10, 11, 12, 40]) == "10–12, 40"
+    assert _ranges([5]) == "5" and _ranges([]) == ""

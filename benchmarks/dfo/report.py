@@ -12,6 +12,8 @@ from ..pages import write_page
 from .peers import is_zeroopt
 from .profiles import TAUS, area, data_profile, performance_profile, solve_times
 
+#: Problems (instances) up to which a page lists every solver's solve time per problem.
+SOLVE_TABLE_MAX = 20
 #: κ values the tables show (simplex gradients: evaluations / (n + 1)).
 SHOWN_KAPPAS = (1, 5, 10, 20, 50, 100, 200, 500, 1000)
 ALPHAS = (1, 2, 4, 8, 16, 32)
@@ -38,6 +40,8 @@ def summarise(records: dict[str, dict[str, dict[str, Any]]], solvers: list[str],
             "area": {s: round(float(a), 3) for s, a in zip(solvers, area(dp), strict=True)},
             "performance": {s: [round(float(v), 2) for v in pp[j]] for j, s in enumerate(solvers)},
             "curve": dp,
+            "solve_kappa": {p: {s: float(times[i, j]) / (dims[i] + 1) for j, s in enumerate(solvers)}
+                            for i, p in enumerate(names)},
         }
         if len(seeds) > 1:
             rows = [[i for i, k in enumerate(seed_of) if k == seed] for seed in seeds]
@@ -122,6 +126,8 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
         for tau in (f"{t:g}" for t in TAUS if t != 1e-3):
             areas = sorted(summ[tau]["area"].items(), key=lambda kv: -kv[1])
             lines += [f"Area at τ = {tau}: " + ", ".join(f"{s} {a:.3f}" for s, a in areas), ""]
+        if len(summ[f"{1e-3:g}"]["solve_kappa"]) <= SOLVE_TABLE_MAX:
+            lines += _solve_table(summ[f"{1e-3:g}"]["solve_kappa"], solvers)
         perf = summ[f"{1e-3:g}"]["performance"]
         lines += ["Performance profile ρ_s(α) at τ = 1e-3, α = " + ", ".join(map(str, ALPHAS)) + ":", "",
                   "| solver | " + " | ".join(f"α={a}" for a in ALPHAS) + " |", "|---|" + "---|" * len(ALPHAS)]
@@ -135,6 +141,20 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
                              **({"area_per_seed": {f"{t:g}": s[f"{t:g}"]["area_per_seed"] for t in TAUS}}
                                 if len(s["seeds"]) > 1 else {})} for v, s in summaries.items()}}
     return write_page(out, lines, data)
+
+
+def _solve_table(solve_kappa: dict[str, dict[str, float]], solvers: list[str]) -> list[str]:
+    """κ at which each solver first passed the test at τ = 1e-3, per problem (— never), for the solvers that pass
+    it on at least one problem."""
+    shown = [s for s in solvers if any(math.isfinite(k[s]) for k in solve_kappa.values())]
+    if not shown:
+        return []
+    lines = ["Simplex gradients κ to pass the test at τ = 1e-3, per problem (— never):", "",
+             "| problem | " + " | ".join(f"**{s}**" if is_zeroopt(s) else s for s in shown) + " |",
+             "|---|" + "---|" * len(shown)]
+    lines += [f"| {p} | " + " | ".join(f"{k[s]:.1f}" if math.isfinite(k[s]) else "—" for s in shown) + " |"
+              for p, k in solve_kappa.items()]
+    return [*lines, ""]
 
 
 def goals(set_name: str, summaries: dict[str, dict[str, Any]], solvers: list[str], tau: float = 1e-3,
@@ -160,12 +180,26 @@ def goals(set_name: str, summaries: dict[str, dict[str, Any]], solvers: list[str
             worst = min(((k, p, curve[z, k - 1] - curve[solvers.index(p), k - 1])
                          for k in range(kappa_from, curve.shape[1] + 1) for p in peers), key=lambda r: r[2])
             met = worst[2] >= 0
+            behind = [k for k in range(kappa_from, curve.shape[1] + 1)
+                      if any(curve[z, k - 1] < curve[solvers.index(p), k - 1] for p in peers)]
+            where = "" if met else f"; behind some peer at κ = {_ranges(behind)}"
             lines.append(f"{head}; at or above every peer for κ = {kappa_from}…{curve.shape[1]}: "
                          f"{'met' if met else 'not met'} (smallest margin {worst[2]:+.2f}, vs {worst[1]} at κ = "
-                         f"{worst[0]})")
+                         f"{worst[0]}{where})")
         elif v in ("deterministic", "stochastic"):
             lines.append(f"{head}; within {1 - share:.0%} of the best peer's area: "
                          f"{'met' if ratio >= share else 'not met'}")
         else:
             lines.append(head)
     return [*lines, ""]
+
+
+def _ranges(values: list[int]) -> str:
+    """``[10, 11, 12, 40]`` as ``"10–12, 40"``."""
+    runs: list[list[int]] = []
+    for v in values:
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
