@@ -119,8 +119,10 @@ class FileStore:
                               (name, gzip.compress(data, mtime=0)))
 
     def names(self, prefix: str = "") -> list[str]:
-        """Stored names starting with ``prefix``."""
-        rows = self.conn.execute("SELECT name FROM files WHERE name LIKE ? ORDER BY name", (prefix + "%",))
+        """Stored names starting with ``prefix``, character for character (``_`` and ``%`` are no wildcards, and
+        case counts)."""
+        rows = self.conn.execute("SELECT name FROM files WHERE substr(name, 1, ?) = ? ORDER BY name",
+                                 (len(prefix), prefix))
         return [r[0] for r in rows]
 
     def close(self) -> None:
