@@ -7,7 +7,11 @@ attack to the best peer at each budget (the issue's goal: <= 0.9).
 
 Usage::
 
-    python -m benchmarks.headline --experiments mnist-untargeted,cifar-untargeted --ours ours-sign-growing
+    python -m benchmarks.headline --plan full            # from the runs in the results database
+    python -m benchmarks.headline --plan full --redraw   # without it, from the per-input values its JSON keeps
+
+A plan (:data:`PLANS`) names the tags one headline reads; ``--redraw`` opens no database and takes every attack,
+ours included, from the JSON that the plan's page keeps beside it.
 
 An attack that plans from its budget (ours with ``race_starts=None`` races several starts when the budget
 allows, :func:`zeroopt.race_plan`) is not what its run at 20k did at 8k: ``--ours-at 8000=TAG`` takes the
@@ -19,11 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks.experiments import PAPER_GBDT
+from benchmarks.headline_stored import kept_digits, stored_columns, stored_note
 from benchmarks.pages import compact_json
 from benchmarks.store import RunStore
 from benchmarks.tables import BOOTSTRAP_RESAMPLES, INTERVAL_LEVEL, distances_at, median_ratio_interval
@@ -35,6 +41,15 @@ PLANNED_PEERS = ("art-geoda",)
 OTHERS = ("ours-sign", "ours-rgf", "ours-coordinate")
 EXPERIMENTS = "mnist-untargeted,cifar-untargeted,mnist-targeted,cifar-targeted,gbdt-higgs,gbdt-mnist"
 
+
+#: Every budget a column of some experiment has: 250 ... 50k and Table 3's GBDT budgets.
+PLAN_BUDGETS = tuple(sorted({*BUDGETS, *(q for g in PAPER_GBDT.values() for q in g["queries"])}))
+#: Named plans (``--plan NAME``), each the options it stands for. ``full``: the peers' runs of tag ``full``, ours
+#: made with each budget B under tag ``base-B`` (``run_suite --max-budget B``), GeoDA once per budget (``geoda-B``).
+PLANS = {
+    "full": {"tag": "full", "ours_tag": "base-50000", "ours_at": ",".join(f"{b}=base-{b}" for b in PLAN_BUDGETS),
+             "planned": "art-geoda=geoda-{B}", "out": Path("benchmarks/results/suite/full/headline.md")},
+}
 
 #: Issue #10's goal: at most this fraction of the best peer's median at each budget ...
 GOAL = 0.9
@@ -49,6 +64,14 @@ def budgets_for(experiment: str) -> tuple[int, ...]:
     return BUDGETS
 
 
+class NoRuns:
+    """A store without runs, in place of every :class:`~benchmarks.store.RunStore` when ``--redraw`` opens none."""
+
+    def records(self, experiment: str, attack: str) -> Iterator[dict]:
+        """No runs, whatever the experiment and attack."""
+        return iter(())
+
+
 def _by_position(store: RunStore, experiment: str, attack: str) -> dict[int, dict]:
     return {r["position"]: r for r in store.records(experiment, attack)}
 
@@ -56,7 +79,7 @@ def _by_position(store: RunStore, experiment: str, attack: str) -> dict[int, dic
 def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | None = None,
           ours_at: list[tuple[int, RunStore]] | None = None,
           planned: dict[str, list[tuple[int, RunStore]]] | None = None, seed: int = 0,
-          stored: dict | None = None) -> dict:
+          stored: dict | None = None, redraw: bool = False) -> dict:
     """Medians per attack and budget on the common inputs, ours / best peer, and that ratio's bootstrap interval.
 
     ``ours_store``: where our default attack's runs are, when not beside the peers' (another suite tag).
@@ -71,6 +94,9 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
     replacement).
     ``stored``: this experiment's table of an earlier headline JSON (``--peers-from``): every attack with no runs in
     the database on these inputs comes from it (:func:`stored_columns`).
+    ``redraw``: every attack, ours included, from ``stored`` on its inputs (the stores hold no runs): the table
+    again from the per-input values an earlier one kept. Otherwise a ``SystemExit`` when no attack but cw-l2 has
+    runs of this experiment.
     """
     attacks = [ours, *OTHERS, *PEERS, "cw-l2"]
     records = {a: _by_position(ours_store or store if a == ours else store, experiment, a) for a in attacks}
@@ -78,7 +104,14 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
         longest = [r for _, st in reversed(ours_at or []) if (r := _by_position(st, experiment, ours))]
         records[ours] = longest[0] if longest else {}
     records = {a: r for a, r in records.items() if r}
-    common = sorted(set.intersection(*(set(r) for a, r in records.items() if a != "cw-l2")))
+    ran = [set(r) for a, r in records.items() if a != "cw-l2"]
+    if redraw and stored is None:
+        raise SystemExit(f"{experiment}: --redraw found no table of this experiment in the stored headline")
+    if not ran and not redraw:
+        raise SystemExit(f"{experiment}: no runs of any attack in the database under tag {store.tag!r} (nor "
+                         f"{ours} under its own tags); without the database, --redraw draws the page again "
+                         "from the per-input values its JSON keeps")
+    common = list(stored["inputs"]) if redraw else sorted(set.intersection(*ran))
     budgets = budgets_for(experiment)
     sources = {a: [(b, recs) for b, st in pairs if (recs := _by_position(st, experiment, a))]
                for a, pairs in {ours: ours_at or [], **(planned or {})}.items()}
@@ -102,16 +135,19 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
                     out["ours_run_budget"][str(b)] = hit[0]
                 col = distances_at([src[p] for p in common if p in src], [b])[:, 0]
                 d[:, j] = col if len(col) == d.shape[0] else np.nan
-        columns[a] = d
+        columns[a] = kept_digits(d)  # the figures from the values the JSON keeps: a redraw gives the same
     if stored is not None:
-        kept, out["from_stored"] = stored_columns(stored, common, budgets, exclude=set(columns) | {ours})
+        kept, out["from_stored"] = stored_columns(stored, common, budgets,
+                                                  exclude=set() if redraw else set(columns) | {ours})
         columns.update(kept)
+        if redraw:
+            out["ours_run_budget"] = dict(stored.get("ours_run_budget", {}))
     for a, d in columns.items():  # a median only where every common input has a value
         med = [float(np.median(col)) if not np.isnan(col).any() else float("nan") for col in d.T]
         out["medians"][a] = dict(zip(map(str, budgets), med, strict=True))
     # Every attack's per-input L2 with real per-input values (not an earlier table's medians): a later headline
-    # can draw its intervals from this JSON alone (--peers-from) when the database that held the runs is gone.
-    out["per_input"] = {a: {str(b): [float(f"{v:.6g}") for v in col] for b, col in zip(budgets, d.T, strict=True)}
+    # can draw its intervals from this JSON alone (--peers-from, --redraw) when the database that held the runs is gone.
+    out["per_input"] = {a: {str(b): [float(v) for v in col] for b, col in zip(budgets, d.T, strict=True)}
                         for a, d in columns.items() if out.get("from_stored", {}).get(a) != "medians"}
     for b in map(str, budgets):
         peers = {a: out["medians"][a][b] for a in (*PEERS, *PLANNED_PEERS)
@@ -129,42 +165,6 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
             floor = out["medians"].get("cw-l2", {}).get(b, np.nan)
             out.setdefault("below_floor", {})[b] = bool(np.isfinite(floor) and GOAL * peers[best] < floor)
     return out
-
-
-def stored_columns(stored: dict, common: list[int], budgets: tuple[int, ...],
-                   exclude: set[str] = frozenset()) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """Per attack of ``stored`` (an earlier headline's table of the same experiment) but those in ``exclude``:
-    its ``(inputs, budgets)`` L2 on the ``common`` inputs, and where it came from. ``"per-input"``: the values that
-    table kept per input, so the bootstrap resamples them like any run's; ``"medians"``: a table written before
-    it kept them gives its medians alone, repeated on every input — they enter every bootstrap draw unchanged,
-    so the intervals then leave that attack's own spread out. A ``SystemExit`` says what to do when the inputs or
-    budgets do not pair up."""
-    if list(stored["budgets"]) != list(budgets):
-        raise SystemExit(f"{stored['experiment']}: the stored table's budgets {stored['budgets']} are not this "
-                         f"table's {list(budgets)}: the columns would not pair up")
-    position = {p: k for k, p in enumerate(stored["inputs"])}
-    per_input = stored.get("per_input", {})
-    columns: dict[str, np.ndarray] = {}
-    source: dict[str, str] = {}
-    for a, medians in stored["medians"].items():
-        if a in exclude:
-            continue
-        if a in per_input:
-            if not set(common) <= set(position):
-                raise SystemExit(f"{stored['experiment']}: our runs cover inputs {common}, the stored table's "
-                                 f"{stored['inputs']}: the per-input values would not pair up (run ours on the "
-                                 "stored table's inputs)")
-            columns[a] = np.array([[per_input[a][str(b)][position[p]] for b in budgets] for p in common], dtype=float)
-            source[a] = "per-input"
-        else:
-            if list(common) != list(stored["inputs"]):
-                raise SystemExit(f"{stored['experiment']}: our runs cover inputs {common}, the stored table's "
-                                 f"{stored['inputs']}: the medians would not pair up (run ours on the stored "
-                                 "table's inputs)")
-            row = [np.nan if medians.get(str(b)) is None else float(medians[str(b)]) for b in budgets]
-            columns[a] = np.tile(np.array(row, dtype=float), (len(common), 1))
-            source[a] = "medians"
-    return columns, source
 
 
 def per_input_ratio(ours: np.ndarray, peer: np.ndarray) -> list[float]:
@@ -219,23 +219,6 @@ def misses_line(tables: list[dict]) -> str:
                + "; ".join(f"{e} at {int(b):,}: {r:.3f}" for e, b, r, _ in early) + "."))
 
 
-def stored_note(tables: list[dict], path: Path) -> str:
-    """What the page says about the attacks taken from an earlier headline JSON (``--peers-from``)."""
-    def named(kind: str) -> list[str]:
-        return sorted({a for t in tables for a, k in t.get("from_stored", {}).items() if k == kind})
-
-    per_input, medians = named("per-input"), named("medians")
-    if not per_input and not medians:
-        return f"`{path}` was given, but the database holds runs of every attack: nothing came from it."
-    parts = [f"Attacks without runs in this database come from `{path}`, an earlier headline on the same inputs:"]
-    if per_input:
-        parts.append(", ".join(per_input) + " from the values it kept per input (resampled like any run);")
-    if medians:
-        parts.append(", ".join(medians) + " from its medians alone (it kept no per-input values for them), which "
-                     "enter every bootstrap draw unchanged — the intervals leave their own spread out.")
-    return " ".join(parts).rstrip(";") + ("." if not medians else "")
-
-
 def markdown(t: dict, ours: str, command: str) -> str:
     ran = [m for a, m in t["medians"].items() if a != "cw-l2"]
     cols = [b for b in map(str, t["budgets"]) if any(np.isfinite(m[b]) for m in ran)]
@@ -262,8 +245,12 @@ def markdown(t: dict, ours: str, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> None:
+def _options(argv: list[str] | None) -> argparse.Namespace:
+    """The command line, a ``--plan``'s options in place of the defaults it sets (an option given wins)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--plan", choices=sorted(PLANS), default=None,
+                   help="a named set of the options below (benchmarks.headline.PLANS): --tag, --ours-tag, "
+                        "--ours-at, --planned and --out")
     p.add_argument("--experiments", default=EXPERIMENTS)
     p.add_argument("--ours", default="ours-sign-growing")
     p.add_argument("--tag", default="full")
@@ -273,19 +260,62 @@ def main(argv: list[str] | None = None) -> None:
                    help="ATTACK=TEMPLATE,...: a peer that plans from its budget, column B from the runs of tag "
                         "TEMPLATE with {B} replaced by B (e.g. art-geoda=geoda-{B})")
     p.add_argument("--db", default=None)
-    p.add_argument("--peers-from", type=Path, default=None,
-                   help="an earlier headline JSON: every attack without runs in the database comes from it (its "
-                        "per-input values, or the medians of a JSON written before it kept them)")
+    stored = p.add_mutually_exclusive_group()
+    stored.add_argument("--peers-from", type=Path, default=None,
+                        help="an earlier headline JSON: every attack without runs in the database comes from it "
+                             "(its per-input values, or the medians of a JSON written before it kept them)")
+    stored.add_argument("--redraw", nargs="?", type=Path, const=True, default=None, metavar="JSON",
+                        help="open no database: every attack, ours included, from the per-input values of JSON "
+                             "(default: the one beside the plan's page, else beside --out)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap over inputs behind each interval")
     p.add_argument("--no-plot", action="store_true", help="skip the figure (OUT with .png)")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/headline.md"))
     a = p.parse_args(argv)
+    if a.plan is not None:
+        p.set_defaults(**PLANS[a.plan])
+        a = p.parse_args(argv)
+    if a.redraw is True:
+        a.redraw = Path(PLANS[a.plan]["out"] if a.plan else a.out).with_suffix(".json")
+    return a
+
+
+def redraw_note(path: Path, plan: str | None) -> str:
+    """What the page says when ``--redraw`` drew it from ``path`` without a database.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The headline JSON every attack came from.
+    plan : str or None
+        The ``--plan`` given: the note then names the command that draws the same page from the runs.
+
+    Returns
+    -------
+    str
+        One paragraph.
+    """
+    text = (f"Drawn without the results database: every attack, ours included, from the L2 per input and budget "
+            f"that `{path}` keeps (the bootstrap resamples them like runs).")
+    if plan is None:
+        return text
+    options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in PLANS[plan].items() if k != "out")
+    return text + (f" From the runs in the database, `python -m benchmarks.headline --plan {plan}` draws it "
+                   f"(plan `{plan}`: `{options}`).")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Write the headline page, its JSON and (unless ``--no-plot``) its figure; see the module's usage."""
     import sys
 
+    a = _options(argv)
     command = "python -m benchmarks.headline " + " ".join(argv if argv is not None else sys.argv[1:])
-    store = RunStore(a.db, a.tag)
-    ours_store = None if a.ours_tag in (None, a.tag) else RunStore(a.db, a.ours_tag)
-    ours_at = sorted(((int(b), RunStore(a.db, t)) for b, t in (x.split("=") for x in a.ours_at.split(",") if x)),
+
+    def open_store(tag: str) -> RunStore | NoRuns:
+        return NoRuns() if a.redraw else RunStore(a.db, tag)
+
+    store = open_store(a.tag)
+    ours_store = None if a.ours_tag in (None, a.tag) else open_store(a.ours_tag)
+    ours_at = sorted(((int(b), open_store(t)) for b, t in (x.split("=") for x in a.ours_at.split(",") if x)),
                      key=lambda pair: pair[0])
     planned = {}
     for item in (x for x in a.planned.split(",") if x):
@@ -293,9 +323,10 @@ def main(argv: list[str] | None = None) -> None:
         if attack not in PLANNED_PEERS or "{B}" not in template:
             raise SystemExit(f"--planned takes ATTACK=TEMPLATE with ATTACK in {PLANNED_PEERS} and {{B}} in "
                              f"TEMPLATE, got {item!r}")
-        planned[attack] = [(b, RunStore(a.db, template.replace("{B}", str(b)))) for b in sorted(set(BUDGETS))]
-    stored = {} if a.peers_from is None else {t["experiment"]: t for t in json.loads(a.peers_from.read_text())}
-    tables = [table(store, e, a.ours, ours_store, ours_at, planned, a.seed, stored.get(e))
+        planned[attack] = [(b, open_store(template.replace("{B}", str(b)))) for b in sorted(set(BUDGETS))]
+    source = a.redraw or a.peers_from
+    stored = {} if source is None else {t["experiment"]: t for t in json.loads(source.read_text())}
+    tables = [table(store, e, a.ours, ours_store, ours_at, planned, a.seed, stored.get(e), redraw=bool(a.redraw))
               for e in a.experiments.split(",")]
     text = ["# Our default attack beside every peer, budget by budget", "", f"Command: `{command}`", "",
             "Median L2 on the inputs every attack ran (suite tag `" + a.tag + "`"
@@ -318,10 +349,12 @@ def main(argv: list[str] | None = None) -> None:
                    f"`{x.partition('=')[2]}`" for x in a.planned.split(",") if x) + "); a dash where it cannot "
                "attack (targeted, or not images)."),
             *([] if a.peers_from is None else ["", stored_note(tables, a.peers_from)]),
+            *([] if not a.redraw else ["", redraw_note(a.redraw, a.plan)]),
             "", misses_line(tables), ""]
     if not a.no_plot:
         text += [f"![ours / best peer per budget, with intervals]({a.out.with_suffix('.png').name})", ""]
     text += [markdown(t, a.ours, command) for t in tables]
+    a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text("\n".join(text))
     a.out.with_suffix(".json").write_text(compact_json(tables))
     if not a.no_plot:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import math
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from benchmarks.headline import main, misses, misses_line, per_input_ratio, table
+from benchmarks.headline import PLANS, _options, main, misses, misses_line, per_input_ratio, table
 from benchmarks.store import RunStore
 from benchmarks.tables import median_ratio_interval
 
 EXP = "cifar-untargeted"
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / PLANS["full"]["out"]
 
 
 def _record(attack: str, image: int, q: list[int], d: list[float], budget: int = 20000) -> dict:
@@ -215,3 +219,61 @@ def test_without_intervals_the_misses_line_does_not_count_them() -> None:
          "interval_level": 0.9}
     line = misses_line([t])
     assert "missed in 1 cells" in line and "no bootstrap intervals" in line and "reaches" not in line
+
+
+def test_a_plan_stands_for_its_options_and_an_option_given_wins() -> None:
+    a = _options(["--plan", "full"])
+    assert (a.tag, a.ours_tag, a.planned) == ("full", "base-50000", "art-geoda=geoda-{B}")
+    pairs = dict(x.split("=") for x in a.ours_at.split(","))
+    assert len(pairs) == 15 and pairs["4229"] == "base-4229" and pairs["50000"] == "base-50000"
+    assert _options(["--plan", "full", "--tag", "other"]).tag == "other"
+    assert _options(["--plan", "full", "--redraw"]).redraw == PAGE.relative_to(ROOT).with_suffix(".json")
+
+
+def _same(x: object, y: object) -> bool:
+    if isinstance(x, dict):
+        return isinstance(y, dict) and x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, list):
+        return isinstance(y, list) and len(x) == len(y) and all(map(_same, x, y))
+    if isinstance(x, float) and isinstance(y, float) and math.isnan(x):
+        return math.isnan(y)
+    return x == y
+
+
+def test_the_full_page_redraws_from_its_committed_json_without_a_database(tmp_path: Path, monkeypatch) -> None:
+    """The page's own command, in a folder that holds nothing but the page's JSON, with no database anywhere:
+    the same figures as the committed JSON, and the committed page to the byte (the page is what it says made it)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ZEROOPT_CACHE", str(cache))
+    folder = tmp_path / PAGE.parent.relative_to(ROOT)
+    folder.mkdir(parents=True)
+    shutil.copy(PAGE.with_suffix(".json"), folder)
+    monkeypatch.chdir(tmp_path)
+    command = PAGE.read_text().splitlines()[2]
+    assert command == "Command: `python -m benchmarks.headline --plan full --redraw`"
+    main(["--plan", "full", "--redraw"])
+    assert not cache.exists()  # no database was opened, nor made
+    committed = json.loads(PAGE.with_suffix(".json").read_text())
+    drawn = json.loads((folder / "headline.json").read_text())
+    assert [t["experiment"] for t in drawn] == [t["experiment"] for t in committed]
+    for was, now in zip(committed, drawn, strict=True):
+        for field in ("inputs", "medians", "ratio", "best_peer", "ratio_interval", "per_input_ratio",
+                      "below_floor", "ours_run_budget", "per_input"):
+            assert _same(now[field], was[field]), (was["experiment"], field)
+        assert set(now["from_stored"].values()) == {"per-input"} and "ours-sign-growing" in now["from_stored"]
+    assert (folder / "headline.md").read_text() == PAGE.read_text()
+    assert (folder / "headline.png").stat().st_size > 0
+
+
+def test_without_runs_or_a_stored_table_the_headline_says_what_to_do(tmp_path: Path) -> None:
+    db = tmp_path / "empty.sqlite"
+    with pytest.raises(SystemExit, match="--redraw"):
+        main(["--experiments", EXP, "--db", str(db), "--out", str(tmp_path / "h.md"), "--no-plot"])
+    _, peers, _, _ = _stores(tmp_path)  # peers in the database, none of ours: --peers-from gives all but ours
+    stored = tmp_path / "stored.json"
+    stored.write_text(json.dumps([table(peers, EXP, "art-hsj")]))
+    with pytest.raises(SystemExit, match="no runs"):
+        main(["--experiments", EXP, "--tag", "nothing", "--db", str(tmp_path / "runs.sqlite"), "--peers-from",
+              str(stored), "--out", str(tmp_path / "h.md"), "--no-plot"])
+    with pytest.raises(SystemExit, match="no table of this experiment"):
+        main(["--experiments", "mnist-untargeted", "--redraw", str(stored), "--out", str(tmp_path / "h.md")])
