@@ -52,6 +52,32 @@ def kept_head(page: Path) -> list[str]:
     return lines[:lines.index(GENERATED_MARKER)] if GENERATED_MARKER in lines else []
 
 
+def command_first(head: list[str], title: str, command: str) -> list[str]:
+    r"""A written page's lines above :data:`GENERATED_MARKER`: its title, the command that made it (at the page's
+    top, where ``benchmarks.page_commands`` reads it), then the text a person wrote under the title.
+
+    ``head`` is :func:`kept_head`'s; its first line is the title where it is a ``# `` heading (``title`` otherwise),
+    and a ``Command:`` line right under it is the tool's own from an earlier write, replaced by ``command``.
+
+    Examples
+    --------
+    >>> command_first(["# Why", "", "Command: `old`", "", "Our findings."], "# T", "new")
+    ['# Why', '', 'Command: `new`', '', 'Our findings.']
+    >>> command_first([], "# T", "new")
+    ['# T', '', 'Command: `new`', '']
+    """
+    if head and head[0].startswith("# "):
+        title, head = head[0], head[1:]
+    rest = list(head)
+    while rest and not rest[0].strip():
+        rest.pop(0)
+    if rest and rest[0].startswith("Command: `"):
+        rest.pop(0)
+        while rest and not rest[0].strip():
+            rest.pop(0)
+    return [title, "", f"Command: `{command}`", "", *rest]
+
+
 def compact_json(data: Any, default: Callable[[Any], Any] | None = None) -> str:
     """``data`` as JSON without spaces, one item of a top-level list (or one key of a top-level dict) per line:
     small enough for the tracked results tree's size limit (``tests/test_results_tree.py``), and a change to one

@@ -107,6 +107,7 @@ def test_runs_made_with_two_budgets_are_paired_within_their_budget(tmp_path: Pat
 
 
 def test_a_rewritten_page_keeps_the_text_written_above_its_marker(tmp_path: Path) -> None:
+    from benchmarks.page_commands import top_lines
     from benchmarks.pages import GENERATED_MARKER
 
     runs = tmp_path / "runs"
@@ -122,5 +123,9 @@ def test_a_rewritten_page_keeps_the_text_written_above_its_marker(tmp_path: Path
     (tmp_path / "README.md").write_text(head + first[first.index(GENERATED_MARKER):].replace("0.900", "9.999"))
     main(args)
     again = (tmp_path / "README.md").read_text()
-    assert again.startswith(head + GENERATED_MARKER)
+    # The command stays at the page's top, right under the person's title; their text follows it.
+    command = "python -m benchmarks.studies.ablation " + shlex.join(args)
+    assert again.startswith(f"# What we found\n\nCommand: `{command}`\n\nThe part earns its place.\n"
+                            + GENERATED_MARKER)
+    assert again.count("Command: `") == 1 and top_lines(again) == [command]
     assert "9.999" not in again and "0.900" in again and "# Ablation of the query-efficiency parts" not in again

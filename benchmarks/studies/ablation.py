@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
-from benchmarks.pages import GENERATED_MARKER, kept_head  # noqa: E402
+from benchmarks.pages import GENERATED_MARKER, command_first, kept_head  # noqa: E402
 from benchmarks.studies.ablation_variants import VARIANTS  # noqa: E402
 
 
@@ -81,8 +81,9 @@ def _pairing_key(run: dict[str, Any]) -> tuple[int, int, int]:
 def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: bool = True) -> None:
     """Markdown table, JSON summary and (``plots``) a plot per experiment.
 
-    A page that already holds :data:`GENERATED_MARKER` keeps the text above it (a person's findings and
-    context); everything below is written again from ``records``."""
+    The page begins with its title and ``command`` (:func:`benchmarks.pages.command_first`). A page that already
+    holds :data:`GENERATED_MARKER` keeps the text a person wrote above it (findings and context); everything
+    below is written again from ``records``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -93,10 +94,9 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
     by_exp: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_exp.setdefault(r["experiment"], []).append(r)
-    head = kept_head(out / "README.md") or ["# Ablation of the query-efficiency parts", ""]
+    head = command_first(kept_head(out / "README.md"), "# Ablation of the query-efficiency parts", command)
     lines = head + [GENERATED_MARKER, ""]
-    lines += [f"Command: `{command}`", "",
-             "Median L2 over the first n inputs of each suite experiment (failures = inf), from one attack call per "
+    lines += ["Median L2 over the first n inputs of each suite experiment (failures = inf), from one attack call per "
              "variant at the largest budget (smaller budgets from its trace). Inputs share model calls here; the "
              "suite (one input per call, query monitor) is the reference for headline figures.", "",
              "Every run on this page is made (or, cached, reused) by one of:", ""]
@@ -158,7 +158,8 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
     (out / "ablation.json").write_text("{\n" + body + "\n}\n")
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser (``tests/test_page_commands.py`` reads the pages' commands with it)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--experiments", default="mnist-untargeted", help="comma-separated suite experiments")
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated variant names")
@@ -171,7 +172,12 @@ def main(argv: list[str] | None = None) -> None:
                    help="tables only (the plots repeat them; the tracked results have a size limit)")
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                    help="where torch models run (auto: CUDA when present)")
-    a = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the variants not cached yet, then write the page from every cached run."""
+    a = build_parser().parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
     import torch
 

@@ -36,7 +36,15 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.fft import dctn, idctn
 
-from benchmarks.pages import GENERATED_MARKER, command_line, kept_head, table_data, table_rows, write_page
+from benchmarks.pages import (
+    GENERATED_MARKER,
+    command_first,
+    command_line,
+    kept_head,
+    table_data,
+    table_rows,
+    write_page,
+)
 from benchmarks.studies.late_probes import first_crossing, input_oracles, white_box_experiment
 
 #: Band edges on max(i, j) of a 2-D DCT frequency index (the last band runs to the side's length).
@@ -248,11 +256,12 @@ def main(argv: list[str] | None = None) -> None:
         rows = [r for e in a.experiments.split(",") for r in gradient_structure(e, a.n, a.budget, a.seed)]
     about = "\n\n".join(" ".join(line.strip() for line in part.splitlines()) if not part.lstrip().startswith("-")
                         else part for part in (__doc__ or "").split("\n\n")[1:4])
-    head = kept_head(a.out) or ["# Where the boundary's slope lives along the default attack's runs", ""]
+    head = command_first(kept_head(a.out), "# Where the boundary's slope lives along the default attack's runs",
+                         command)
     figure = a.out.with_name("band_density.png")
     a.out.parent.mkdir(parents=True, exist_ok=True)
     plot_density(rows, figure)
-    lines = [*head, GENERATED_MARKER, "", f"Command: `{command}`", "", about, "", *summary(rows), "",
+    lines = [*head, GENERATED_MARKER, "", about, "", *summary(rows), "",
              f"![band densities]({figure.name})"]
     # A table to three decimals (all the page reads; the half of the run is derived): the JSON stays small.
     write_page(a.out, lines, table_data(command, rows, 3, drop=("phase",)))
