@@ -76,7 +76,7 @@ def page(tables: list[dict], command: str, prefix: str, forward: dict[str, float
     lines = [
         "# ImageNet: EfficientNet-Lite0, our default attack beside ART and foolbox",
         "",
-        f"Command (after the runs below): `{command}`",
+        f"Command: `{command}` (after the runs below)",
         "",
         f"Median L2 on a [0, 1] scale (224 x 224 x 3) on the inputs **every** attack ran — "
         f"{covered} — "

@@ -358,7 +358,7 @@ def _write_index(
     lines = [
         "# Benchmark suite results",
         "",
-        f"Latest command: `{command}`",
+        f"Command: `{command}` (the latest of the invocations below)",
         "",
         f"Machine: {env['cpus']} CPUs, {env['machine']}; versions: "
         + ", ".join(f"{k} {v}" for k, v in env["versions"].items()),

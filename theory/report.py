@@ -106,8 +106,6 @@ def write_report(report: Report, out_dir: Path, db: str | Path | None = None) ->
     lines = [
         f"# {report.title}",
         "",
-        "Made by (from the repository root):",
-        "",
         "```",
         report.command,
         "```",

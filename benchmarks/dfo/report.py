@@ -111,7 +111,7 @@ def page(out: Path, set_name: str, command: str, summaries: dict[str, dict[str, 
          notes: list[str], meta: dict[str, Any]) -> str:
     """Write ``out`` (Markdown), its JSON and its PNG; return the text."""
     png = plot(summaries, solvers, out.with_suffix(".png"), f"{set_name}: data profiles")
-    lines = [f"# DFO benchmark: {set_name}", "", "Produced by:", "", "```", command, "```", "", *notes, "",
+    lines = [f"# DFO benchmark: {set_name}", "", "```", command, "```", "", *notes, "",
              f"![data profiles]({png.name})", ""]
     for v, summ in summaries.items():
         odd = {s: [e for e in ends if e not in ("budget", "stopped")] for s, ends in summ["endings"].items()}
