@@ -186,14 +186,14 @@ def page(labels: tuple[str, ...] = ("before", "after")) -> Path:
     data = {lab: json.loads((OUT / f"{lab}.json").read_text()) for lab in labels if (OUT / f"{lab}.json").exists()}
     index = {(lab, r["attack"], r["dim"], r["inputs"]): r for lab, d in data.items() for r in d["rows"]}
     names = [a for a in OURS + PEERS if any(k[1] == a for k in index)]
-    lines = ["# The attack's own cost per query, with a nearly free model", "",
-             "Milliseconds per query spent outside a numpy linear layer (10 classes), median of the repeats; "
-             "`python -m benchmarks.overhead` (module docstring for the set-up). Commands and load:", ""]
+    commands = [c for d in data.values() for c in d["commands"]] + ["python -m benchmarks.overhead --page"]
+    lines = ["# The attack's own cost per query, with a nearly free model", "", "```bash", *commands, "```", "",
+             "Milliseconds per query spent outside a numpy linear layer (10 classes), median of the repeats (module "
+             "docstring for the set-up). Each labelled command writes its rows to `LABEL.json`; `--page` writes "
+             "this page from them. Load while each ran:", ""]
     for lab, d in data.items():
         loads = [r["load"][0] for r in d["rows"] if "load" in r]
-        cmds = ", then ".join(f"`{c}`" for c in d["commands"])
-        lines.append(f"- {lab}: {cmds} ({d['date']}; 1-min load {min(loads):.1f}–{max(loads):.1f} "
-                     f"on {os.cpu_count()} CPUs)")
+        lines.append(f"- {lab}: 1-min load {min(loads):.1f}–{max(loads):.1f} on {os.cpu_count()} CPUs")
     for n in (1, 32):
         lines += ["", f"## {n} input{'s' if n > 1 else ''} per call", "",
                   "| attack | " + " | ".join(f"d = {d:,}" for d in SHAPES) + " |",
@@ -216,7 +216,8 @@ def page(labels: tuple[str, ...] = ("before", "after")) -> Path:
                 lines.append(f"\nGoal: ≤ {goal} ms per query at d = {dim:,}.")
     lines += ["", "Each cell: ms per query (queries per input, growth of the process's resident set over the attack, "
               "MiB; a fresh process per cell). \"one at a time\": ART attacks a call's inputs one after another, "
-              "so its one-input cost holds. Plot: `overhead.png`."]
+              "so its one-input cost holds.", "",
+              "![own ms per query against d, one and 32 inputs per call](overhead.png)"]
     notes = OUT / "notes.md"  # the profile and the changes behind the figures, written by hand
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]
