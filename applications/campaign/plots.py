@@ -11,7 +11,7 @@ import numpy as np
 from ..figures import save_figure
 
 if TYPE_CHECKING:
-    from .report import Cell
+    from .cells import Cell
 
 __all__ = ["plot_budget_curves", "plot_examples"]
 
