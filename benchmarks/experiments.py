@@ -2,16 +2,14 @@
 
 Each experiment fixes a model, a seeded selection of correctly classified inputs, the adversarial criterion
 (untargeted, or targeted with target = (y0 + 1) mod 10; ImageNet's rule is in
-:mod:`benchmarks.imagenet_experiments`), and a :class:`Plan`: how many inputs our solvers and
-the peers attack, the budget columns of its table, and a longer budget on the first few inputs. Every attack
+:mod:`benchmarks.imagenet_experiments`), and a :class:`~benchmarks.experiment_base.Plan`: how many inputs our
+solvers and the peers attack, the budget columns of its table, and a longer budget on the first few inputs. Every attack
 runs each input once at that input's largest budget; smaller budgets are read from the monitor trace.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +18,7 @@ import torch
 from applications import datasets, models
 from applications.hardlabel import as_label_model
 from benchmarks import gbdt
-from benchmarks.attacks.base import Batch, Family
+from benchmarks.experiment_base import Experiment, Plan, correctly_classified, seeded_rng
 from benchmarks.monitor import LabelFn
 from benchmarks.paper_reference import PAPER_GBDT, REFERENCE
 
@@ -29,135 +27,6 @@ NAMES = (
     "gbdt-higgs-box", "imagenet-untargeted", "imagenet-targeted",
 )
 START_POOL = 100  # target-class examples offered to targeted attacks (the reference code draws 100)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How much of an experiment to run.
-
-    Attributes
-    ----------
-    n_ours : int
-        Inputs attacked by each of our solvers.
-    n_peers : int
-        Inputs attacked by each peer (the first ``n_peers`` of ours).
-    budgets : tuple of int
-        Budget columns of the table; the largest is the standard budget of every run.
-    n_long : int
-        The first ``n_long`` inputs are run to ``long_budget`` instead (by every attack).
-    long_budget : int or None
-        The extra, longer budget (``None``: no long column).
-    """
-
-    n_ours: int
-    n_peers: int
-    budgets: tuple[int, ...]
-    n_long: int = 0
-    long_budget: int | None = None
-
-    @property
-    def budget(self) -> int:
-        """The standard (largest regular) budget."""
-        return max(self.budgets)
-
-    def columns(self) -> tuple[int, ...]:
-        """All budget columns, the long one last."""
-        return self.budgets + ((self.long_budget,) if self.long_budget and self.n_long else ())
-
-    def scaled(
-        self,
-        n_ours: int | None = None,
-        n_peers: int | None = None,
-        n_long: int | None = None,
-        max_budget: int | None = None,
-    ) -> Plan:
-        """A copy with fewer (or more) inputs, or with every budget above ``max_budget`` dropped."""
-        plan = replace(
-            self,
-            n_ours=self.n_ours if n_ours is None else n_ours,
-            n_peers=self.n_peers if n_peers is None else n_peers,
-            n_long=self.n_long if n_long is None else n_long,
-        )
-        if max_budget is not None and max_budget < plan.budget:
-            kept = tuple(b for b in plan.budgets if b < max_budget) + (max_budget,)
-            plan = replace(plan, budgets=kept, long_budget=None)
-        elif max_budget is not None and plan.long_budget and plan.long_budget > max_budget:
-            plan = replace(plan, long_budget=max_budget if max_budget > plan.budget else None)
-        return replace(plan, n_long=min(plan.n_long, max(plan.n_ours, plan.n_peers)))
-
-
-@dataclass(frozen=True)
-class Job:
-    """One input to attack: its position in the experiment's list and its budget."""
-
-    position: int
-    budget: int
-
-
-@dataclass
-class Experiment:
-    """A fully materialised experiment: model, inputs, criterion, plan, and what to write about it."""
-
-    name: str
-    title: str
-    stem: str
-    plan: Plan
-    index: np.ndarray
-    x: np.ndarray
-    y: np.ndarray
-    target: np.ndarray | None
-    starts: np.ndarray | None
-    bounds: tuple[Any, Any]  # scalars, or flat per-feature arrays (gbdt-higgs-box)
-    n_classes: int
-    label_fn: LabelFn
-    torch_model: torch.nn.Module | None
-    image_like: bool
-    notes: list[str] = field(default_factory=list)
-    reference: dict[str, Any] = field(default_factory=dict)
-    facts: dict[str, Any] = field(default_factory=dict)
-
-    def batch(self, positions: list[int] | np.ndarray) -> Batch:
-        """The inputs at the given positions, as an attack batch."""
-        p = np.asarray(positions)
-        return Batch(
-            x0=self.x[p],
-            y0=self.y[p],
-            target=None if self.target is None else self.target[p],
-            starts=None if self.starts is None else self.starts[p],
-            bounds=self.bounds,
-            n_classes=self.n_classes,
-            torch_model=self.torch_model,
-            piecewise_constant=bool(getattr(self.label_fn, "piecewise_constant", False)),
-        )
-
-    def n_inputs(self, family: Family) -> int:
-        """How many inputs an attack of this family runs on."""
-        return self.plan.n_ours if family == "ours" else self.plan.n_peers
-
-    def jobs(self, family: Family) -> list[Job]:
-        """Every (input, budget) an attack of this family runs: the long budget on the first ``n_long``."""
-        plan = self.plan
-        return [
-            Job(i, plan.long_budget if plan.long_budget and i < plan.n_long else plan.budget)
-            for i in range(self.n_inputs(family))
-        ]
-
-
-def _rng(seed: int, name: str) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([seed, *name.encode()]))
-
-
-def _correct(
-    x: np.ndarray, y: np.ndarray, label_fn: LabelFn, order: np.ndarray, enough: Callable[[list[int]], bool], chunk: int
-) -> list[int]:
-    """Indices in ``order`` that the model classifies correctly, scanning in chunks until ``enough``."""
-    found: list[int] = []
-    for lo in range(0, len(order), chunk):
-        idx = order[lo : lo + chunk]
-        found.extend(int(i) for i in idx[label_fn(x[idx]) == y[idx]])
-        if enough(found):
-            break
-    return found
 
 
 def select(
@@ -186,7 +55,7 @@ def select(
         attacked themselves.
     """
     order = rng.permutation(candidates)
-    correct = _correct(x, y, label_fn, order, lambda f: len(f) >= n, chunk)
+    correct = correctly_classified(x, y, label_fn, order, lambda f: len(f) >= n, chunk)
     if len(correct) < n:
         raise ValueError(f"only {len(correct)} correctly classified inputs available, {n} requested")
     index = np.array(correct[:n], dtype=np.int64)
@@ -200,7 +69,7 @@ def select(
         counts = np.bincount(y[np.asarray(found, dtype=np.int64)], minlength=n_classes)
         return bool(np.all(counts >= START_POOL))
 
-    pool_ids = _correct(x, y, label_fn, rest, full, chunk)
+    pool_ids = correctly_classified(x, y, label_fn, rest, full, chunk)
     pools = {c: [i for i in pool_ids if y[i] == c][:START_POOL] for c in range(n_classes)}
     targets = (y[index] + 1) % n_classes
     if any(len(pools[int(t)]) < START_POOL for t in targets):
@@ -263,11 +132,11 @@ def build(name: str, plan: Plan, seed: int, gbdt_rounds: int = 100, torch_device
     if name not in NAMES:
         raise ValueError(f"unknown experiment {name!r}; choose from {', '.join(NAMES)}")
     if name.startswith("imagenet"):
-        from benchmarks.imagenet_experiments import build_imagenet  # its own module: it imports this one
+        from benchmarks.imagenet_experiments import build_imagenet  # torch's ImageNet model only when asked
 
         return build_imagenet(name, plan, seed, torch_device)
     n_select = max(plan.n_ours, plan.n_peers)
-    rng = _rng(seed, name.split("-")[0])  # untargeted and targeted variants attack the same inputs
+    rng = seeded_rng(seed, name.split("-")[0])  # untargeted and targeted variants attack the same inputs
     if name.startswith("gbdt"):
         return _build_gbdt(name, plan, seed, gbdt_rounds, n_select, rng)
     which = name.split("-")[0]

@@ -18,7 +18,7 @@ import torch
 
 from applications import datasets
 from applications.hardlabel import as_label_model
-from benchmarks.experiments import Experiment, Plan, _correct, _rng
+from benchmarks.experiment_base import Experiment, Plan, correctly_classified, seeded_rng
 
 NAMES = ("imagenet-untargeted", "imagenet-targeted")
 N_CLASSES = 1000
@@ -75,8 +75,8 @@ def build_imagenet(name: str, plan: Plan, seed: int, torch_device: str = "cpu") 
     model = _model(torch_device)
     label_fn = as_label_model(model, n_classes=N_CLASSES)
     n = max(plan.n_ours, plan.n_peers)
-    order = _rng(seed, "imagenet").permutation(len(x))  # both experiments attack the same inputs
-    correct = _correct(x, y, label_fn, order, lambda found: False, chunk=10)
+    order = seeded_rng(seed, "imagenet").permutation(len(x))  # both experiments attack the same inputs
+    correct = correctly_classified(x, y, label_fn, order, lambda found: False, chunk=10)
     accuracy = len(correct) / len(x)
     need = 2 * n if targeted else n
     if len(correct) < need:

@@ -19,7 +19,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from benchmarks.attacks.base import Attack, Batch, Reported, describe
-from benchmarks.experiments import Experiment, Job
+from benchmarks.experiment_base import Experiment, Job
 from benchmarks.monitor import BudgetExhausted, InputTrace, QueryMonitor
 from benchmarks.resources import Usage, measure
 from benchmarks.store import RunStore, encode_array

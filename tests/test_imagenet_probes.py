@@ -36,9 +36,9 @@ def test_first_correct_follows_the_order_and_skips_misclassified():
 
 def test_order_is_the_suites():
     pytest.importorskip("torch")
-    from benchmarks.experiments import _rng
+    from benchmarks.experiment_base import seeded_rng
 
-    assert ip.imagenet_order(50, 0).tolist() == _rng(0, "imagenet").permutation(50).tolist()
+    assert ip.imagenet_order(50, 0).tolist() == seeded_rng(0, "imagenet").permutation(50).tolist()
 
 
 def test_cells_summary_and_page(tmp_path):

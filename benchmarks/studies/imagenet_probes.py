@@ -49,8 +49,9 @@ N_CLASSES = 1000
 
 
 def imagenet_order(n: int, seed: int) -> np.ndarray:
-    """The suite's seeded order of the ``n`` shared images (``benchmarks.experiments._rng(seed, "imagenet")``, as
-    ``benchmarks.imagenet_experiments`` draws it; written out here so the study imports no model code)."""
+    """The suite's seeded order of the ``n`` shared images (``benchmarks.experiment_base.seeded_rng(seed,
+    "imagenet")``, as ``benchmarks.imagenet_experiments`` draws it; written out here so the study imports no model
+    code)."""
     return np.random.default_rng(np.random.SeedSequence([seed, *b"imagenet"])).permutation(n)
 
 
