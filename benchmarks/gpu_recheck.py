@@ -4,7 +4,7 @@ On a lent H200, 2.5-4.5% of CIFAR-10 best points failed the final re-check (labe
 call, not alone), never on the CPU (``benchmarks/results/ablation/h200-search-and-start``). cuDNN runs float32
 convolutions in TF32 by default on Ampere and later GPUs (``torch.backends.cudnn.allow_tf32``), whose 10-bit
 mantissa moves logits by ~1e-3: more than the re-check's margin. This runs the default attack on the same
-inputs with TF32 allowed (turned on inside the model's forward, since the torch adapter now turns it off around
+inputs with TF32 allowed (turned on inside the model's forward, since the torch adapter turns it off around
 every call) and disallowed, and writes success and medians to JSON:
 
     ZEROOPT_SHARED=/path/to/shared python -m benchmarks.gpu_recheck --n 150 --budget 1000 --out result.json

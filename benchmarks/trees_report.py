@@ -23,7 +23,7 @@ from benchmarks.tables import distances_at
 TINY = 1e-30  # an exact minimum below this is a LightGBM ±1e-35 flip
 GOAL_RATIO, GOAL_BUDGET = 1.1, 10_000  # the goal for our default attack
 DEFAULT_SOLVER = "ours-rgf"  # the paper's solver: the attack's default when the runs of tag full were made
-#: The attack's default today, whose runs are made once per budget (``run_suite --tag base-B --max-budget B``): a
+#: The attack's default, whose runs are made once per budget (``run_suite --tag base-B --max-budget B``): a
 #: row of its own, each column read from the runs made with that budget (``report(default_tags=)``).
 DEFAULT_ATTACK = "ours-sign-growing"
 #: Where the default attack's runs made with each budget live (the headline's tags).

@@ -213,11 +213,29 @@ NARRATION = [
     re.compile(r"\bwork period", re.I),
     re.compile(r"\b\d{1,2}:\d{2} ?[–-] ?\d{1,2}:\d{2}\b"),  # a run's clock times, "16:19–16:39"
     # which configuration was the default when: say what a configuration is ("β 0.001", "plain probes")
-    re.compile(r"\btoday's\b", re.I),
+    re.compile(r"\btoday\b", re.I),  # "today's default", shell-quoted 'today'"'"'s, a folder "remove-one-today"
     re.compile(r"\bnow the default\b", re.I),
     re.compile(r"\b(new|previous|earlier|former|old) defaults?\b", re.I),
     re.compile(r"\bwas the default\b", re.I),
     re.compile(r"\b(until now|formerly|used to be)\b", re.I),
+    # "now" as narration: "is now", "now the", "now follows", "(the default now)", "met now" — not "close it now",
+    # "the code as it is now" or "the iteration running now"
+    re.compile(r"\b(is|are|was|were) now(?=\s+\w)", re.I),
+    re.compile(r"\bnow the\b", re.I),
+    re.compile(r"\bnow (also )?(?!its\b|this\b|less\b|unless\b|was\b|is\b|as\b)[a-z]+s\b", re.I),
+    re.compile(r"\bnow (met|missed|mean|come|return|race|say|has|have)\b", re.I),
+    re.compile(r"\bdefaults?( there| here)? now\b", re.I),
+    re.compile(r"\b(met|missed|close|ahead|behind) now\b", re.I),
+    # an earlier state: "the previous run", "is the previous one", "since commit 92b04ef", "was briefly the default",
+    # "the default before", tags named for the period they were copied in ("before28-50000")
+    re.compile(r"\bprevious (runs?|reruns?|pages?|headlines?|machine('s)?|versions?|commits?|suite|tables?|figures?)\b",
+               re.I),
+    re.compile(r"\bis the previous\b", re.I),
+    re.compile(r"\bsince (commit )?[0-9a-f]{7,40}\b"),
+    re.compile(r"\bsince commit\b", re.I),
+    re.compile(r"\bwas briefly\b", re.I),
+    re.compile(r"\bdefault (before|then)\b", re.I),
+    re.compile(r"\bbefore\d+-"),
     # ("no longer" is left out: the tree uses it for what a mechanism stops doing, "the label is no longer y")
 ]
 # A calendar date says when a run was made; it may stand as data in a table row (a run log's time column) only.
@@ -264,8 +282,20 @@ def test_the_narration_check_catches_what_it_should() -> None:
             "# Today's default with one part taken out\nagainst the previous default (tag `eps-B`)\n"
             "probe shape (**now the default**)\nbatched, seed 0, 2026-11-29, by:\n"
             "| 2026-11-26 02:27:50 | `python -m benchmarks.run_suite` | 320 |\nthe label is no longer y\n"
-            "the defaults of `sign-growing` (the default)\n")
-    assert [i for i, _ in narration(text)] == [1, 2, 3, 4, 7, 8, 9, 10]
+            "the defaults of `sign-growing` (the default)\n"
+            # 14-28: "now", "previous", "since", "briefly", tags and names that narrate
+            "`sign-growing` now follows the step\nthe default's start is now a record search\n"
+            "Now the ratio doubles after two steps\n# Trees, with the tangent level (the default there now)\n"
+            "met now: MNIST at 8k (0.904 → 0.899)\nthe previous run of this command had 1720\n"
+            "since commit `92b04ef` `sign-growing` uses β = 0.01\nthe step, since d7f7f94 a semicircle\n"
+            "at 341410f (where `race_starts=None` was briefly the default)\n--tags 'before28-50000,base-{B}'\n"
+            "--variants 'today'\"'\"'s default,x'\nsee `../remove-one-today/`\none search (the default before)\n"
+            "the \"default\" rows now mean β = 0.01\n`halving-tournament` is the previous one\n"
+            # 29-35: the words in uses that say what is true
+            "outcomes.close()  # now, not at garbage collection\n\"with the code as it is now\",\n"
+            "#: The estimate of the iteration running now\nthe previous direction is added with a weight\n"
+            "restoring the previous setting afterwards\nnow with the best point told so far\nis ``name`` known now?\n")
+    assert [i for i, _ in narration(text)] == [1, 2, 3, 4, 7, 8, 9, 10, *range(14, 29)]
 
 
 def test_no_line_narrates_history() -> None:

@@ -6,7 +6,7 @@ CNN or the CIFAR-10 ResNet re-labels the stored point (``x_best``, the best poin
 re-check returned as is) on this machine: the model's margin (logit of the adversarial side minus the best
 other, so > 0 is adversarial) when it is labelled alone, in a call with the other two points of the attack's
 former re-check (perturbation × 1.001, 1.003), and in calls of 16 and 256 with test images; and the margin of
-the points the re-check now returns (× 1.001, 1.002, 1.003, labelled alone, see
+the points ``applications.hardlabel``'s re-check returns (× 1.001, 1.002, 1.003, labelled alone, see
 ``applications/hardlabel/recheck.py``).
 
     python -m benchmarks.studies.nonadversarial                     # tag full of the default database
@@ -120,8 +120,8 @@ def render(rows: list[dict[str, Any]], command: str) -> str:
         "Margin = logit of the adversarial side minus the best other logit (> 0: adversarial; 0 is a tie, which "
         "argmax settles by class order), re-computed on this machine (CPU, 1 torch thread). `x1.0`: the point "
         "the attack returned; labelled alone, in one call with the former re-check's other two points, and in "
-        "calls of 16 and 256 with test images. `now`: the points the re-check now labels (× 1.001, 1.002, "
-        "1.003), alone, and × 1.001 in a call of 256.",
+        "calls of 16 and 256 with test images. `now`: the points `applications.hardlabel`'s re-check labels "
+        "(× 1.001, 1.002, 1.003), alone, and × 1.001 in a call of 256.",
         "",
         "| run | budget | made with | L2 | x1.0 alone | x1.0 with re-check points | in 16 | in 256 | now alone "
         "| now in 256 |",
