@@ -1,84 +1,91 @@
-"""The L∞ attack beside ART's HopSkipJump with ``norm=np.inf`` on the suite's CNN experiments.
+"""The L∞ attack beside its peers, RayS's reference code and ART's HopSkipJump, on the suite's CNN experiments.
 
-Ours runs once per budget (``attack(..., norm=np.inf)``, every input of an experiment in one call; its
-returned points are re-checked by the attack and re-measured here). HopSkipJump runs once per input at the
-largest budget through :class:`CappedLabels` — hard labels, every sample one query, the best L∞ adversarial
-among the queried points recorded as a step function of the queries, the run stopped at the budget — and is
-read at every budget from that record, as the suite reads peers that do not plan from their budget.
+Ours runs once per budget (``attack(..., norm=np.inf)`` with the attack's own solver, every input of an
+experiment in one call; its returned points are re-checked by the attack and re-measured here). Each peer runs
+once per input at the largest budget through :class:`CappedLabels` — hard labels, every sample one query, the
+best L∞ adversarial among the queried points recorded as a step function of the queries, the run stopped at the
+budget — and is read at every budget from that record, as the suite reads peers that do not plan from their
+budget. The peers: ``rays``, RayS (Chen & Gu, KDD 2020), its reference code ``RayS_Single.py`` loaded at run time
+from ``<shared>/peers/RayS``; ``hsj``, ART's HopSkipJump with ``norm=np.inf``.
+
+Beside the distances, RayS's own protocol: the success rate at a threshold ε per experiment (``--eps``) and
+the mean and median queries to success — for a peer the first query of its record at ≤ ε, for ours the smallest
+budget whose run reached ≤ ε (an upper bound, reported as "≤ B").
 
 Usage::
 
     python -m benchmarks.studies.linf --experiments mnist-untargeted,cifar-untargeted --n 5 \\
-        --budgets 1000,4000 --out benchmarks/results/ablation/linf/README.md
+        --budgets 250,500,1000,2000 --peers rays,hsj --out benchmarks/results/ablation/linf/README.md
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
-from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from benchmarks.pages import command_line, write_page
+from benchmarks.studies.linf_peers import PEERS, CappedLabels, Exhausted, rays_dir
+
+#: The peers' view and runners live in :mod:`benchmarks.studies.linf_peers`; the view is named here as well.
+__all__ = ["DEFAULT_EPS", "CappedLabels", "Exhausted", "build_parser", "eps_for", "main", "measure",
+           "our_linf_solver", "page"]
+
+#: RayS's thresholds: ε per experiment prefix (its MNIST and CIFAR-10 settings).
+DEFAULT_EPS: dict[str, float] = {"mnist": 0.3, "cifar": 8 / 255}
+#: The peers' short names in the column heads.
+SHORT = {"ours": "ours", "rays": "RayS", "hsj": "HSJ"}
 
 
-class Exhausted(Exception):
-    """The budget is spent: raised into the peer to stop it."""
+def our_linf_solver(result: Any = None) -> str:
+    """The solver ``attack(..., norm=np.inf)`` ran with none named: the one its runs record, else the default.
+
+    Parameters
+    ----------
+    result : AttackResult, optional
+        A run of the attack; its solver results name the solver that ran.
+
+    Returns
+    -------
+    str
+        That solver's name, or :data:`applications.hardlabel.DEFAULT_SOLVER` where no run names one.
+    """
+    from applications.hardlabel import DEFAULT_SOLVER
+
+    ran = (getattr(r, "solver", None) for r in getattr(result, "solver_results", None) or [])
+    return next((str(s) for s in ran if s), DEFAULT_SOLVER)
 
 
-class CappedLabels:
-    """One input's hard-label view for a peer: counts samples, keeps the best L∞ adversarial per query count."""
+def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[str] | None = None,
+            eps: float = np.inf) -> list[dict[str, Any]]:
+    """Rows per (experiment, budget, attack): per-input L∞ distances and queries to ≤ ``eps``.
 
-    def __init__(self, labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int,
-                 budget: int, n_classes: int) -> None:
-        self.labels, self.x0, self.y0 = labels, x0.astype(np.float64), y0
-        self.budget, self.n_classes = budget, n_classes
-        self.spent, self.best, self.trace = 0, np.inf, [(0, np.inf)]
+    Parameters
+    ----------
+    experiment : str
+        A suite experiment (its first ``n`` inputs are attacked, untargeted).
+    n : int
+        The number of inputs.
+    budgets : list of int
+        Ours runs at each; each peer once at the largest, read at each.
+    seed : int
+        Ours' seed; each peer's global generators are seeded with it before every input.
+    peers : list of str, optional
+        Keys of :data:`PEERS` (default all).
+    eps : float, default inf
+        The threshold of RayS's protocol.
 
-    def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
-        x = np.asarray(x, dtype=np.float32)
-        take = min(len(x), self.budget - self.spent)
-        lab = np.asarray(self.labels(x[:take])) if take else np.empty(0, dtype=np.int64)
-        for k in range(take):
-            self.spent += 1
-            if lab[k] != self.y0:
-                d = float(np.abs(x[k].astype(np.float64) - self.x0).max())
-                if d < self.best:
-                    self.best = d
-                    self.trace.append((self.spent, d))
-        if take < len(x):
-            raise Exhausted
-        return np.eye(self.n_classes)[lab]
-
-    def at(self, budget: int) -> float:
-        """The best L∞ distance reached within ``budget`` queries (``inf``: none)."""
-        return min(d for q, d in self.trace if q <= budget)
-
-
-def run_art_hsj(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int, budget: int,
-                n_classes: int, bounds: tuple[float, float], seed: int) -> CappedLabels:
-    """ART's HopSkipJump (L∞, library defaults but the iteration cap) on one input, stopped at ``budget``."""
-    from art.attacks.evasion import HopSkipJump
-    from art.estimators.classification import BlackBoxClassifier
-
-    capped = CappedLabels(labels, x0, y0, budget, n_classes)
-    clf = BlackBoxClassifier(predict_fn=capped, input_shape=tuple(x0.shape), nb_classes=n_classes,
-                             clip_values=bounds)
-    np.random.seed(seed)  # noqa: NPY002 - ART draws its starts from numpy's global generator
-    hsj = HopSkipJump(clf, norm=np.inf, max_iter=budget, verbose=False)
-    try:
-        hsj.generate(x0[None].astype(np.float32), y=np.eye(n_classes)[[y0]])
-    except Exhausted:
-        pass
-    return capped
-
-
-def measure(experiment: str, n: int, budgets: list[int], seed: int) -> list[dict[str, Any]]:
-    """Rows per (experiment, budget, attack): median L∞, success and per-input values."""
+    Returns
+    -------
+    list of dict
+        ``experiment``, ``budget``, ``key``, ``attack``, ``eps``, per-input ``values`` (L∞, ``inf`` for a
+        failure) and ``queries_to_eps`` (``None``: not ≤ ``eps`` within the budget), ``seconds``.
+    """
     import torch
 
     from applications.hardlabel import attack
@@ -96,14 +103,23 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int) -> list[dict
         labels = np.asarray(exp.label_fn(res.x_adv))
         ok = res.success & (labels != b.y0)
         linf = np.abs(res.x_adv.astype(np.float64) - b.x0.astype(np.float64)).reshape(len(b.x0), -1).max(axis=1)
-        rows.append({"experiment": experiment, "budget": budget, "attack": "ours (sign-growing, L∞)",
-                     "values": np.where(ok, linf, np.inf).tolist(), "seconds": time.perf_counter() - t0})
-    t0 = time.perf_counter()
-    peers = [run_art_hsj(exp.label_fn, b.x0[i], int(b.y0[i]), max(budgets), b.n_classes, (lo, hi), seed)
-             for i in range(len(b.x0))]
-    for budget in budgets:
-        rows.append({"experiment": experiment, "budget": budget, "attack": "ART HopSkipJump (norm=inf)",
-                     "values": [p.at(budget) for p in peers], "seconds": time.perf_counter() - t0})
+        values = np.where(ok, linf, np.inf)
+        rows.append({"experiment": experiment, "budget": budget, "key": "ours", "eps": eps,
+                     "attack": f"ours ({our_linf_solver(res)}, L∞)", "values": values.tolist(),
+                     "queries_to_eps": [budget if v <= eps else None for v in values],
+                     "seconds": time.perf_counter() - t0})
+    for key in peers if peers is not None else list(PEERS):
+        label, run = PEERS[key]
+        t0 = time.perf_counter()
+        runs = [run(exp.label_fn, b.x0[i], int(b.y0[i]), max(budgets), b.n_classes, (lo, hi), seed)
+                for i in range(len(b.x0))]
+        seconds = time.perf_counter() - t0
+        for budget in budgets:
+            first = [r.queries_to(eps) for r in runs]
+            rows.append({"experiment": experiment, "budget": budget, "key": key, "eps": eps, "attack": label,
+                         "values": [r.at(budget) for r in runs],
+                         "queries_to_eps": [q if q is not None and q <= budget else None for q in first],
+                         "seconds": seconds})
     return rows
 
 
@@ -111,33 +127,142 @@ def _median(values: list[float]) -> float:
     return float(np.median(values))
 
 
+def _ratio(ours: list[float], peer: list[float]) -> float:
+    """The per-input median of ours / peer (both ∞: a tie, 1)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.asarray(ours, dtype=float) / np.asarray(peer, dtype=float)
+    return float(np.median(np.where(np.isnan(r), 1.0, r)))
+
+
+def _queries(values: list[float], bound: bool) -> tuple[str, str]:
+    """Mean and median of the queries to success (— where none succeeded; "≤" for ours' budget bounds)."""
+    if not values:
+        return "—", "—"
+    le = "≤ " if bound else ""
+    return f"{le}{np.mean(values):.0f}", f"{le}{np.median(values):.0f}"
+
+
 def page(rows: list[dict[str, Any]], command: str) -> list[str]:
-    lines = ["# The L∞ attack beside ART's HopSkipJump (norm=inf)", "", f"Command: `{command}`", "",
-             "Median L∞ distortion of the first inputs of each suite experiment (a failure counts as ∞), success "
-             "rate, and the per-input median of ours / HopSkipJump. Ours is run with each budget; HopSkipJump "
-             "once at the largest, read at each budget from the best adversarial it had queried.", "",
-             "| experiment | budget | ours median L∞ | HSJ median L∞ | ours / HSJ per input | success ours / HSJ |",
-             "|---|---:|---:|---:|---:|---:|"]
-    for exp in dict.fromkeys(r["experiment"] for r in rows):
+    """The page's lines: distances per budget, then success and queries at ε (RayS's protocol).
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`measure`'s rows, ours and the peers' for every experiment and budget.
+    command : str
+        The command that made them, written under the title.
+
+    Returns
+    -------
+    list of str
+        The Markdown lines.
+    """
+    keys = list(dict.fromkeys(r["key"] for r in rows if r["key"] != "ours"))
+    names = [SHORT.get(k, k) for k in keys]
+    labels = dict.fromkeys(r["attack"] for r in rows)
+    lines = [f"# The L∞ attack beside {', '.join(k for k in labels if not k.startswith('ours'))}", "",
+             f"Command: `{command}`", "",
+             f"Attacks: {'; '.join(labels)}. Median L∞ distortion of the first inputs of each suite experiment (a "
+             "failure counts as ∞), the per-input median of ours / each peer (both failed: 1), success rates, and "
+             "success at each experiment's ε. Ours is run with each budget; each peer once at the largest, read at "
+             "each budget from the best adversarial it had queried (every sample one query, a hard cap).", "",
+             "| experiment | budget | ours median L∞ | " + "".join(f"{p} median L∞ | " for p in names)
+             + "".join(f"ours / {p} per input | " for p in names) + f"success {' / '.join(['ours', *names])} | "
+             + f"success at ε {' / '.join(['ours', *names])} |",
+             "|---|---:|" + "---:|" * (1 + 2 * len(keys) + 2)]
+
+    def cell(exp: str, budget: int, key: str) -> dict[str, Any]:
+        return next(r for r in rows if r["experiment"] == exp and r["budget"] == budget and r["key"] == key)
+
+    experiments = list(dict.fromkeys(r["experiment"] for r in rows))
+    for exp in experiments:
         for budget in sorted({r["budget"] for r in rows if r["experiment"] == exp}):
-            ours, hsj = (next(r["values"] for r in rows if r["experiment"] == exp and r["budget"] == budget
-                              and r["attack"].startswith(who)) for who in ("ours", "ART"))
-            ratio = np.median(np.asarray(ours) / np.asarray(hsj))
-            lines.append(f"| {exp} | {budget} | {_median(ours):.4f} | {_median(hsj):.4f} | {ratio:.3f} | "
-                         f"{np.isfinite(ours).mean():.0%} / {np.isfinite(hsj).mean():.0%} |")
+            got = [cell(exp, budget, k) for k in ["ours", *keys]]
+            eps = got[0]["eps"]
+            lines.append(f"| {exp} | {budget} | " + "".join(f"{_median(g['values']):.4f} | " for g in got)
+                         + "".join(f"{_ratio(got[0]['values'], g['values']):.3f} | " for g in got[1:])
+                         + " / ".join(f"{np.isfinite(g['values']).mean():.0%}" for g in got) + " | "
+                         + " / ".join(f"{(np.asarray(g['values']) <= eps).mean():.0%}" for g in got) + " |")
+    lines += ["", "RayS's protocol: success at ε within the largest budget and the queries to success over the "
+              "inputs that succeeded. A peer's queries are the first query at which its best L∞ was ≤ ε; ours is "
+              "run per budget, so its figure is the smallest budget whose run reached ≤ ε (an upper bound, "
+              "\"≤ B\"), and its success is that of any budget's run.", "",
+              "| experiment | ε | attack | success at ε | mean queries | median queries |",
+              "|---|---:|---|---:|---:|---:|"]
+    for exp in experiments:
+        budgets = sorted({r["budget"] for r in rows if r["experiment"] == exp})
+        eps = cell(exp, budgets[0], "ours")["eps"]
+        for key in ["ours", *keys]:
+            if key == "ours":
+                per = [[q for q in qs if q is not None] for qs in zip(
+                    *(cell(exp, b, "ours")["queries_to_eps"] for b in budgets), strict=True)]
+                first = [min(qs) if qs else None for qs in per]
+            else:
+                first = cell(exp, budgets[-1], key)["queries_to_eps"]
+            won = [q for q in first if q is not None]
+            mean, median = _queries(won, key == "ours")
+            lines.append(f"| {exp} | {eps:.4g} | {cell(exp, budgets[-1], key)['attack']} | "
+                         f"{len(won) / len(first):.0%} | {mean} | {median} |")
     return lines
 
 
-def main(argv: list[str] | None = None) -> None:
+def _peers(text: str) -> list[str]:
+    names = [v for v in text.split(",") if v]
+    unknown = [v for v in names if v not in PEERS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown peer(s) {unknown or [text]}; choose from {', '.join(PEERS)}")
+    return names
+
+
+def _eps(text: str) -> dict[str, float]:
+    """``mnist=0.3,cifar=8/255`` over :data:`DEFAULT_EPS`."""
+    out = dict(DEFAULT_EPS)
+    for item in (v for v in text.split(",") if v):
+        prefix, sep, value = item.partition("=")
+        try:
+            out[prefix] = float(Fraction(value))
+        except (ValueError, ZeroDivisionError):
+            raise argparse.ArgumentTypeError(f"{item!r} is not prefix=value (mnist=0.3, cifar=8/255)") from None
+        if not sep or not prefix:
+            raise argparse.ArgumentTypeError(f"{item!r} is not prefix=value (mnist=0.3, cifar=8/255)")
+    return out
+
+
+def eps_for(experiment: str, eps: dict[str, float]) -> float | None:
+    """The ε of the longest prefix of ``experiment`` in ``eps`` (``None``: none)."""
+    hits = [k for k in eps if experiment.startswith(k)]
+    return eps[max(hits, key=len)] if hits else None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--experiments", default="mnist-untargeted,cifar-untargeted")
     p.add_argument("--n", type=int, default=5)
-    p.add_argument("--budgets", default="1000,4000")
+    p.add_argument("--budgets", default="250,500,1000,2000")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--peers", type=_peers, default=list(PEERS),
+                   help=f"comma-separated, from {', '.join(PEERS)} (default all)")
+    p.add_argument("--eps", type=_eps, default=dict(DEFAULT_EPS),
+                   help="ε per experiment prefix, over the defaults mnist=0.3,cifar=8/255")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/ablation/linf/README.md"))
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = build_parser()
     a = p.parse_args(argv)
     budgets = [int(v) for v in a.budgets.split(",")]
-    rows = [r for e in a.experiments.split(",") for r in measure(e, a.n, budgets, a.seed)]
+    experiments = a.experiments.split(",")
+    eps = {e: eps_for(e, a.eps) for e in experiments}
+    missing = [e for e, v in eps.items() if v is None]
+    if missing:
+        p.error(f"no --eps for {', '.join(missing)} (give --eps prefix=value)")
+    if "hsj" in a.peers and importlib.util.find_spec("art") is None:
+        p.error("ART is not installed (pip install 'zeroopt[peers]'), or leave it out: --peers rays")
+    if "rays" in a.peers and not (rays_dir() / "RayS_Single.py").exists():
+        p.error(f"RayS's reference code is not at {rays_dir()}; set ZEROOPT_SHARED, or --peers hsj")
+    rows = [r for e in experiments for r in measure(e, a.n, budgets, a.seed, a.peers, float(eps[e] or 0))]
     data = [{**r, "values": [v if np.isfinite(v) else None for v in r["values"]]} for r in rows]  # JSON has no ∞
     write_page(a.out, page(rows, command_line("studies.linf", argv)), data)
 

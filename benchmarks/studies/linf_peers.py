@@ -1,0 +1,157 @@
+"""The peers of the L∞ study (:mod:`benchmarks.studies.linf`): RayS's reference code and ART's HopSkipJump.
+
+Each runs on one input through :class:`CappedLabels`, the hard-label view that counts every sample as one query,
+stops the run at the budget (:class:`Exhausted`) and keeps the best L∞ adversarial among the queried points per
+query count. RayS (Chen & Gu, KDD 2020) is its reference code ``RayS_Single.py``, loaded at run time from
+``<shared>/peers/RayS`` (``$ZEROOPT_SHARED`` or ``../shared``), never copied here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["PEERS", "CappedLabels", "Exhausted", "PeerRun", "rays_dir", "run_art_hsj", "run_rays"]
+
+
+class Exhausted(Exception):
+    """The budget is spent: raised into the peer to stop it."""
+
+
+class CappedLabels:
+    """One input's hard-label view for a peer: counts samples, keeps the best L∞ adversarial per query count."""
+
+    def __init__(self, labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int,
+                 budget: int, n_classes: int) -> None:
+        self.labels, self.x0, self.y0 = labels, x0.astype(np.float64), y0
+        self.budget, self.n_classes = budget, n_classes
+        self.spent, self.best, self.trace = 0, np.inf, [(0, np.inf)]
+
+    def __call__(self, x: NDArray[Any]) -> NDArray[np.float64]:
+        x = np.asarray(x, dtype=np.float32)
+        take = min(len(x), self.budget - self.spent)
+        lab = np.asarray(self.labels(x[:take])) if take else np.empty(0, dtype=np.int64)
+        for k in range(take):
+            self.spent += 1
+            if lab[k] != self.y0:
+                d = float(np.abs(x[k].astype(np.float64) - self.x0).max())
+                if d < self.best:
+                    self.best = d
+                    self.trace.append((self.spent, d))
+        if take < len(x):
+            raise Exhausted
+        return np.eye(self.n_classes)[lab]
+
+    def at(self, budget: int) -> float:
+        """The best L∞ distance reached within ``budget`` queries (``inf``: none)."""
+        return min(d for q, d in self.trace if q <= budget)
+
+    def queries_to(self, eps: float) -> int | None:
+        """The first query count at which the best L∞ distance is ≤ ``eps`` (``None``: never)."""
+        return next((q for q, d in self.trace if d <= eps), None)
+
+
+PeerRun = Callable[[Callable[[NDArray[Any]], NDArray[np.int64]], NDArray[Any], int, int, int,
+                    tuple[float, float], int], CappedLabels]
+
+
+def run_art_hsj(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int, budget: int,
+                n_classes: int, bounds: tuple[float, float], seed: int) -> CappedLabels:
+    """ART's HopSkipJump (L∞, library defaults but the iteration cap) on one input, stopped at ``budget``."""
+    from art.attacks.evasion import HopSkipJump
+    from art.estimators.classification import BlackBoxClassifier
+
+    capped = CappedLabels(labels, x0, y0, budget, n_classes)
+    clf = BlackBoxClassifier(predict_fn=capped, input_shape=tuple(x0.shape), nb_classes=n_classes,
+                             clip_values=bounds)
+    np.random.seed(seed)  # noqa: NPY002 - ART draws its starts from numpy's global generator
+    hsj = HopSkipJump(clf, norm=np.inf, max_iter=budget, verbose=False)
+    try:
+        hsj.generate(x0[None].astype(np.float32), y=np.eye(n_classes)[[y0]])
+    except Exhausted:
+        pass
+    return capped
+
+
+def rays_dir() -> Path:
+    """Where RayS's reference code is read from: ``<shared>/peers/RayS`` (``$ZEROOPT_SHARED`` or ``../shared``)."""
+    from applications.datasets import shared_dir
+
+    return shared_dir() / "peers" / "RayS"
+
+
+def run_rays(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int, budget: int,
+             n_classes: int, bounds: tuple[float, float], seed: int) -> CappedLabels:
+    """RayS's reference code (L∞, ``early_stopping=False``) on one input, stopped at ``budget``.
+
+    Parameters
+    ----------
+    labels : callable
+        The model's hard labels for a batch of inputs shaped like ``x0``.
+    x0 : ndarray
+        The input, without a batch axis.
+    y0 : int
+        Its true label (the attack is untargeted).
+    budget : int
+        The hard cap on queries: :class:`Exhausted` stops the run there, also inside RayS's binary search,
+        which may pass its own ``query_limit``.
+    n_classes : int
+        The number of classes.
+    bounds : tuple of float
+        The input box; RayS clamps its points to it (its code's default is [0, 1]).
+    seed : int
+        Seeds numpy's and torch's global generators before the run.
+
+    Returns
+    -------
+    CappedLabels
+        The run's record of queries and best L∞ distances.
+    """
+    import torch
+
+    folder = rays_dir()
+    if not (folder / "RayS_Single.py").exists():
+        raise FileNotFoundError(f"RayS's reference code is not at {folder}; set ZEROOPT_SHARED")
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    reference = importlib.import_module("RayS_Single").RayS
+    lo, hi = bounds
+
+    class BoxedRayS(reference):  # type: ignore[misc, valid-type]
+        def get_xadv(self, x: Any, v: Any, d: Any, lb: float = lo, rb: float = hi) -> Any:
+            return super().get_xadv(x, v, d, lb, rb)
+
+    capped = CappedLabels(labels, x0, y0, budget, n_classes)
+
+    class Model:
+        def predict_label(self, x: Any) -> Any:
+            return torch.as_tensor(capped(x.detach().cpu().numpy()).argmax(axis=1))
+
+    np.random.seed(seed)  # noqa: NPY002 - the reference code seeds and draws from numpy's global generator
+    torch.manual_seed(seed)
+    cuda = torch.Tensor.cuda
+    torch.Tensor.cuda = lambda self, *a, **k: self  # its tensors stay with ours on the CPU (the model is numpy's)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # it prints its progress
+            BoxedRayS(Model(), order=np.inf, epsilon=0.0, early_stopping=False).attack_hard_label(
+                torch.as_tensor(x0[None].astype(np.float32)), torch.tensor([y0]), query_limit=budget, seed=seed)
+    except Exhausted:
+        pass
+    finally:
+        torch.Tensor.cuda = cuda  # type: ignore[method-assign]
+    return capped
+
+
+#: The selectable peers: name → (row label, runner).
+PEERS: dict[str, tuple[str, PeerRun]] = {
+    "rays": ("RayS (reference code)", run_rays),
+    "hsj": ("ART HopSkipJump (norm=inf)", run_art_hsj),
+}
