@@ -149,3 +149,62 @@ def test_budgets_behind_a_peer_are_written_as_ranges() -> None:
 
     assert _ranges([10, 11, 12, 40]) == "10–12, 40"
     assert _ranges([5]) == "5" and _ranges([]) == ""
+
+
+# --- issue 63: what the cache reuses, and what it survives -----------------------------------------------------
+
+
+def test_a_time_limited_run_is_never_reused_as_a_full_one(tmp_path) -> None:
+    from benchmarks.dfo.run import Plan, execute
+
+    cache = tmp_path / "cache"
+    cut = execute(Plan("more-wild", ("smooth",), ("rgf", "Powell"), 5, (7,), seconds=1e-9), cache, log=None)
+    for rec in cut["smooth"]["rosenbrock_n2_s0"].values():  # the limit passed before the first evaluation
+        assert rec["calls"] == 0 and rec["ending"] == "time limit" and rec["timed_out"]
+    again = execute(Plan("more-wild", ("smooth",), ("rgf", "Powell"), 5, (7,), seconds=1e-9), cache, log=None)
+    assert again == cut  # the same limit: the cached runs are what it asks for
+    full = execute(Plan("more-wild", ("smooth",), ("rgf", "Powell"), 5, (7,)), cache, log=None)
+    for rec in full["smooth"]["rosenbrock_n2_s0"].values():  # no limit: every run made again, to its budget
+        assert rec["calls"] > 0 and not rec["timed_out"] and rec["ending"] != "time limit"
+
+
+@pytest.mark.parametrize("record, seconds, reused", [
+    ({"ending": "time limit", "timed_out": True, "seconds_limit": 5.0, "calls": 3}, math.inf, False),
+    ({"ending": "time limit", "timed_out": True, "seconds_limit": 5.0, "calls": 3}, 10.0, False),
+    ({"ending": "time limit", "timed_out": True, "seconds_limit": 5.0, "calls": 3}, 5.0, True),
+    ({"ending": "time limit", "timed_out": True, "seconds_limit": 5.0, "calls": 3}, 1.0, True),
+    ({"ending": "time limit", "timed_out": True, "seconds_limit": 5.0, "calls": 30}, math.inf, True),  # reached it
+    ({"ending": "time limit", "calls": 3}, 5.0, False),  # a record of before the limit was kept: unknown limit
+    ({"ending": "budget", "timed_out": False, "seconds_limit": 5.0, "calls": 30}, math.inf, True),  # not cut
+])
+def test_a_cut_record_covers_only_what_it_reached_or_a_limit_no_larger(tmp_path, record, seconds, reused) -> None:
+    from benchmarks.dfo.run import load
+
+    path = tmp_path / "rgf.json"
+    path.write_text(json.dumps({"budget": 30, "trace": [[1, 5.0]], **record}))
+    assert (load(path, 30, seconds) is not None) == reused
+
+
+def test_an_unreadable_record_is_run_again_with_a_warning_and_records_are_written_whole(tmp_path) -> None:
+    import io
+
+    from benchmarks.dfo.run import Plan, execute, record_path
+
+    cache = tmp_path / "cache"
+    plan = Plan("more-wild", ("smooth",), ("Powell",), 5, (7,))
+    first = execute(plan, cache, log=None)
+    path = record_path(cache, "more-wild", "smooth", "rosenbrock_n2_s0", "Powell", 0)
+    path.write_text(path.read_text()[:25])  # cut, as a killed writer would have left it before writes were renamed
+    log = io.StringIO()
+    again = execute(plan, cache, log=log)
+    assert "cannot read the cached run" in log.getvalue() and str(path) in log.getvalue()
+    assert again["smooth"]["rosenbrock_n2_s0"]["Powell"]["trace"] == first["smooth"]["rosenbrock_n2_s0"]["Powell"][
+        "trace"]
+    assert json.loads(path.read_text())["calls"] > 0
+    assert [p.name for p in path.parent.iterdir()] == ["Powell.json"]  # no temporary file left beside it
+
+
+@pytest.mark.parametrize("index", [0, -1, 54])
+def test_a_problem_number_outside_the_table_is_refused(index: int) -> None:
+    with pytest.raises(ValueError, match="numbered 1 to 53"):
+        problem(index)

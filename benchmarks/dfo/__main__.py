@@ -11,9 +11,11 @@ import math
 import sys
 from pathlib import Path
 
+from theory.arguments import count, counts, folder_problem, memory_problem, number
 from zeroopt.plugins import PLUGIN_HELP, PluginError, load_plugins
 
 from ..pages import command_line
+from . import highdim, more_wild
 from .more_wild import NOISE_LEVEL
 from .peers import PEERS, ZEROOPT_SOLVERS, available, is_zeroopt
 from .report import page, summarise
@@ -31,14 +33,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", choices=["more-wild", "highdim", "both"], default="both")
     ap.add_argument("--variants", default="", help="comma list (default: all of the set's)")
     ap.add_argument("--solvers", default="", help="comma list (default: zeroopt's and every peer)")
-    ap.add_argument("--kappa-max", type=int, default=100, help="budget in simplex gradients: κ_max (n + 1)")
-    ap.add_argument("--highdim-kappa-max", type=int, default=200)
-    ap.add_argument("--problems", default="", help="Moré–Wild problem numbers, comma list (default all 53)")
-    ap.add_argument("--dims", default="100", help="high-dimensional set's d, comma list")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--noisy-seeds", type=int, default=1, help="seeds for the noisy variants: --seed, --seed + 1, "
-                    "…; each (problem, seed) is one problem of their profiles (the other variants run at --seed)")
-    ap.add_argument("--seconds", type=float, default=math.inf, help="wall-clock limit per run")
+    ap.add_argument("--kappa-max", type=count(1), default=100, help="budget in simplex gradients: κ_max (n + 1)")
+    ap.add_argument("--highdim-kappa-max", type=count(1), default=200)
+    ap.add_argument("--problems", type=counts(1, len(more_wild.TABLE)), default=(),
+                    help=f"Moré–Wild problem numbers 1…{len(more_wild.TABLE)}, comma list (default all)")
+    ap.add_argument("--dims", type=counts(1), default=(100,), help="high-dimensional set's d, comma list")
+    ap.add_argument("--seed", type=count(0), default=0)
+    ap.add_argument("--noisy-seeds", type=count(1), default=1, help="seeds for the noisy variants: --seed, --seed + "
+                    "1, …; each (problem, seed) is one problem of their profiles (the other variants run at --seed)")
+    ap.add_argument("--seconds", type=number(minimum=0.0, infinite=True), default=math.inf,
+                    help="wall-clock limit per run (a run it cuts short is cached as such, and reused only by a run "
+                    "with the same limit or a smaller one)")
     ap.add_argument("--quick", action="store_true", help="4 Moré–Wild problems at κ ≤ 20, d = 100 at κ ≤ 5")
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "zeroopt" / "dfo")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/dfo"))
@@ -46,8 +51,19 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"{PLUGIN_HELP}; its solvers join the default list (runs are cached by solver name: give a "
                     "changed solver a new --cache)")
     args = ap.parse_args(argv)
-    if args.noisy_seeds < 1:
-        ap.error("--noisy-seeds must be at least 1")
+    sets = ["more-wild", "highdim"] if args.set == "both" else [args.set]
+    chosen = [v for v in args.variants.split(",") if v]
+    for set_name in sets:
+        allowed = more_wild.VARIANTS if set_name == "more-wild" else highdim.VARIANTS
+        wrong = [v for v in chosen if v not in allowed]
+        if wrong:
+            ap.error(f"argument --variants: {', '.join(map(repr, wrong))} is no variant of the {set_name} set; "
+                     f"choose from {', '.join(allowed)}" + (" (or pick one set with --set)" if args.set == "both"
+                                                             else ""))
+    if "highdim" in sets:  # the quadratic keeps a d × d rotation (and draws one more to make it)
+        too_big = memory_problem(16.0 * max(args.dims) ** 2, f"--dims {max(args.dims)}")
+        if too_big:
+            ap.error(f"argument --dims: {too_big}")
     try:
         plugged = [s for s in load_plugins(args.plugin) if s not in PEERS]
     except PluginError as err:
@@ -58,15 +74,19 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown solver(s) {unknown}; choose from {[*ZEROOPT_SOLVERS, *PEERS]}, a solver registered with "
                  "zeroopt, or one of a --plugin MODULE")
+    # Last, once every other argument is known good, so that a refused command makes no folder.
+    for option, folder in (("--cache", args.cache), ("--out", args.out)):
+        unusable = folder_problem(folder)
+        if unusable:
+            ap.error(f"argument {option}: {unusable}")
     missing = [s for s in solvers if not available(s)]
     wheels = " ".join(sorted({PEERS[s] for s in missing}))
     notes = [f"Skipped, not installed: {', '.join(missing)} (pip install {wheels})."] if missing else []
     solvers = [s for s in solvers if s not in missing]
-    indices = tuple(int(i) for i in args.problems.split(",") if i) or (QUICK_PROBLEMS if args.quick else ())
+    indices = args.problems or (QUICK_PROBLEMS if args.quick else ())
     kappa, hd_kappa = (min(args.kappa_max, 20), min(args.highdim_kappa_max, 5)) if args.quick else \
         (args.kappa_max, args.highdim_kappa_max)
-    dims = tuple(int(d) for d in args.dims.split(",") if d)
-    chosen = [v for v in args.variants.split(",") if v]
+    dims = args.dims
     common = [
         "Every evaluation goes through one counting wrapper that also enforces the budget (the evaluation past it "
         "raises, which stops a peer; the best value seen is kept). Same start, same noise draws (the k-th "
@@ -90,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
         "in a trust radius that the ratio of decrease found to promised moves; 2n answers first, then one an "
         "iteration. It draws nothing and is told no precision.",
     ]
-    sets = ["more-wild", "highdim"] if args.set == "both" else [args.set]
     for set_name in sets:
         if set_name == "more-wild":
             variants = tuple(chosen or ("smooth", "deterministic", "stochastic", "nondiff"))

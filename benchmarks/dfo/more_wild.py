@@ -109,6 +109,8 @@ def problem(index: int, variant: str = "smooth", *, noise_level: float = NOISE_L
     """
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 1 <= index <= len(TABLE):
+        raise ValueError(f"Moré–Wild problems are numbered 1 to {len(TABLE)}, got {index!r}")  # not TABLE[-1]
     fn, n, m, s = TABLE[index - 1]
     family, _, start = FUNCTIONS[fn]
     noisy = variant in ("deterministic", "stochastic")

@@ -2,7 +2,11 @@
 
 A record (``<cache>/<set>/<variant>/<problem>/<solver>.json``, ``<solver>.seed<k>.json`` for a seed k other than
 0) holds the run's best-value trace, its budget and how it ended; a later invocation skips a run whose record was
-made at the requested budget or a larger one (a trace at a larger budget contains every smaller one). The noisy
+made at the requested budget or a larger one (a trace at a larger budget contains every smaller one). A run that a
+wall-clock limit (``--seconds``) cut short is marked so (``timed_out`` and the limit, ``seconds_limit``) and covers
+only what it reached, or a later run under the same limit or a smaller one: never a run without a limit. Records are
+written beside their path and renamed, so a reader sees a whole record or none; one that cannot be read anyway (a
+file cut by hand, a disk that filled) is run again, with a warning. The noisy
 variants can run at several seeds (``noisy_seeds``): each (problem, seed) is one problem of the profiles, with its
 own noise draws, its own solver draws and its own f_L.
 """
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 import zlib
@@ -96,30 +101,60 @@ def stated_precision(p: Problem) -> Callable[[float], float] | None:
 
 
 def run_one(p: Problem, solver: str, budget: int, seed: int, seconds: float) -> dict[str, Any]:
-    """One run on a fresh copy of ``p`` (its noise draws restarted) through one :class:`Counted` wrapper."""
+    """One run on a fresh copy of ``p`` (its noise draws restarted) through one :class:`Counted` wrapper.
+
+    A run the wall-clock limit ``seconds`` cut short ends in ``"time limit"`` (whatever a peer made of the refusal)
+    and carries ``timed_out`` and ``seconds_limit``, so :func:`load` never takes it for a full run.
+    """
     f = Counted(p.copy(), budget, seconds)
     t0 = time.perf_counter()
     ending = run(solver, f, p.x0.copy(), seed, p.variant in ("deterministic", "stochastic", "noisy"),
                  stated_precision(p))
     return {"problem": p.name, "solver": solver, "n": p.n, "budget": budget, "calls": f.calls,
-            "seconds": round(time.perf_counter() - t0, 3), "ending": ending, "f0": start_value(p),
-            "trace": [[k, v] for k, v in f.trace]}
+            "seconds": round(time.perf_counter() - t0, 3), "ending": "time limit" if f.timed_out else ending,
+            "timed_out": f.timed_out, "seconds_limit": seconds if math.isfinite(seconds) else None,
+            "f0": start_value(p), "trace": [[k, v] for k, v in f.trace]}
 
 
-def load(path: Path, budget: int) -> dict[str, Any] | None:
-    """A cached record covering ``budget`` (its trace cut there), or None.
+def load(path: Path, budget: int, seconds: float = math.inf, log: Any = sys.stderr) -> dict[str, Any] | None:
+    """A cached record covering ``budget`` under the wall-clock limit ``seconds`` (its trace cut there), or None.
 
     Only a run made at ``budget`` or more covers it: a run that ended on its own below its budget may still have
     been shaped by it (zeroopt's solvers, scipy's ``maxfev`` and Py-BOBYQA's ``maxfun`` stop themselves there and
-    report a normal stop, and Py-BOBYQA's restarts read its budget).
+    report a normal stop, and Py-BOBYQA's restarts read its budget). A run its time limit cut short covers ``budget``
+    only where it reached it, or where ``seconds`` is a limit no larger than its own; a record of such a run that does
+    not name its limit (made before records did) covers only what it reached. A record that cannot be read is
+    missing, with a warning on ``log``.
     """
     if not path.exists():
         return None
-    rec = json.loads(path.read_text())
-    if rec["budget"] < budget:
+    try:
+        rec = json.loads(path.read_text())
+        made_at, calls = int(rec["budget"]), int(rec["calls"])
+        trace = [t for t in rec["trace"] if t[0] <= budget]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, IndexError) as err:
+        print(f"warning: cannot read the cached run {path} ({type(err).__name__}: {err}); running it again",
+              file=log, flush=True)
         return None
-    rec["trace"] = [t for t in rec["trace"] if t[0] <= budget]
+    if made_at < budget:
+        return None
+    if (rec.get("timed_out") or rec.get("ending") == "time limit") and calls < budget:
+        limit = rec.get("seconds_limit")
+        if limit is None or limit < seconds:
+            return None
+    rec["trace"] = trace
     return rec
+
+
+def save(path: Path, rec: dict[str, Any]) -> None:
+    """Write ``rec`` at ``path`` through a file beside it, renamed over it: a reader sees the whole record or none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(rec))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def record_path(cache: Path, set_name: str, variant: str, problem: str, solver: str, seed: int) -> Path:
@@ -146,14 +181,13 @@ def execute(plan: Plan, cache: Path, log: Any = sys.stderr) -> dict[str, dict[st
                 runs = out[variant][instance(p.name, seed, seeds)] = {}
                 for solver in solvers:
                     path = record_path(cache, plan.set_name, variant, p.name, solver, seed)
-                    rec = load(path, budget)
+                    rec = load(path, budget, plan.seconds, log)
                     if rec is None:
                         # An entry with an option set draws as its solver does: the runs differ by the option alone.
                         drawn = ZEROOPT_VARIANTS.get(solver, (solver,))[0]
                         rec = run_one(p, solver, budget, _seed(seed, "solver", p.name, drawn), plan.seconds)
                         rec["seed"] = seed
-                        path.parent.mkdir(parents=True, exist_ok=True)
-                        path.write_text(json.dumps(rec))
+                        save(path, rec)
                         best = rec["trace"][-1][1] if rec["trace"] else math.inf
                         print(f"{plan.set_name} {variant} {p.name} seed {seed} {solver}: {rec['calls']} evals, best "
                               f"{best:.6g}, {rec['seconds']} s, {rec['ending']}", file=log, flush=True)
