@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
+
+from theory.arguments import memory_problem
 
 from .common import check_solvers, load_plugins, parse_options, plugin_option
 
@@ -20,10 +23,11 @@ PROBLEMS = ("log_norm", "rotated_quadratic", "rosenbrock")
 @click.option("--dim", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--solver", default="rgf", show_default=True, help="any of zeroopt.list_solvers()")
 @click.option("--budget", type=click.IntRange(min=1), default=20_000, show_default=True, help="oracle queries")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--noise", type=click.Choice(["none", "bounded", "uniform", "gaussian"]), default="none",
               show_default=True, help="inexact oracle: error injected into every evaluation")
-@click.option("--eps", type=float, default=1e-4, show_default=True, help="oracle precision with --noise")
+@click.option("--eps", type=click.FloatRange(min=0.0), default=1e-4, show_default=True,
+              help="oracle precision with --noise (finite, >= 0)")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="solver option (JSON value)")
 @plugin_option
 def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int, noise: str, eps: float,
@@ -32,6 +36,11 @@ def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int
     import zeroopt
     from zeroopt import problems
 
+    if not math.isfinite(eps):  # FloatRange lets NaN through (no comparison holds) and +inf
+        raise click.BadParameter(f"expected a finite number >= 0, got {eps!r}", param_hint="--eps")
+    too_big = memory_problem(_bytes_needed(problem, dim), f"{problem} at --dim {dim}")
+    if too_big:  # before the problem allocates its start point (and the rotated quadratic its d × d rotation)
+        raise click.BadParameter(too_big, param_hint="--dim")
     load_plugins(plugins)
     check_solvers([solver])
     opts = parse_options(options)
@@ -40,10 +49,20 @@ def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int
     except (TypeError, ValueError) as err:
         raise click.BadParameter(str(err), param_hint="--option") from None
     prob = getattr(problems, problem)(dim)
+    try:  # the solver's own checks of the problem (trust-region's largest d, say), as minimize makes them
+        zeroopt.make_solver(solver, zeroopt.SolverContext(dim=dim, lipschitz=prob.L1, shape=prob.x0.shape), **opts)
+    except (TypeError, ValueError) as err:
+        raise click.UsageError(str(err)) from None
     target: Any = prob if noise == "none" else prob.with_noise(noise, eps)
     res = zeroopt.minimize(target, prob.x0, solver=solver, budget=budget, seed=seed, **opts)
     click.echo(f"{prob.name} by {solver}: f = {res.fun:.6g} (f* = {prob.f_star:.6g}), {res.queries} queries of "
                f"{budget}, {len(res.history)} iterations, status {res.status.value}")
+
+
+def _bytes_needed(problem: str, dim: int) -> float:
+    """A lower bound of the memory a run on ``problem`` at ``dim`` takes: its d × d rotation and the normal draw it
+    comes from (the rotated quadratic), else the start point, the iterate and one probe direction."""
+    return 16.0 * dim * dim if problem == "rotated_quadratic" else 24.0 * dim
 
 
 @click.command("study", context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
