@@ -3,14 +3,16 @@ split between the committed summary (``results.json``) and the run records (the 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from theory.records import load_records, migrate
-from theory.runner import StudySpec, run_study, seed_sequence
+from theory import runner
+from theory.records import load_partial, load_records, migrate
+from theory.runner import StudyInterrupted, StudySpec, run_cell_seed, run_study, seed_sequence
 from theory.studies import STUDIES, main
 
 TINY = ["--seeds", "2", "--dims", "4,8", "--deltas", "0.3", "--workers", "1", "--no-progress"]
@@ -99,11 +101,13 @@ def test_reanalysis_reproduces_the_report(tmp_path: Path) -> None:
     assert (tmp_path / "README.md").exists()  # the index
 
 
-def test_reanalysis_needs_the_records_and_says_where_they_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reanalysis_needs_the_records_and_says_where_they_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["delta-scaling", *TINY, "--dims", "4", "--out", str(tmp_path)]) == 0
     monkeypatch.setenv("ZEROOPT_CACHE", str(tmp_path / "elsewhere"))  # a machine without the database
-    with pytest.raises(FileNotFoundError, match="--db PATH"):
+    with pytest.raises(SystemExit) as ended:  # one line and exit 1, before anything is redone
         main(["delta-scaling", "--reanalyze", "--out", str(tmp_path), "--no-progress"])
+    assert ended.value.code == 1 and "--db PATH" in capsys.readouterr().err
 
 
 def test_migration_moves_the_runs_of_a_full_results_file(tmp_path: Path) -> None:
@@ -117,3 +121,49 @@ def test_migration_moves_the_runs_of_a_full_results_file(tmp_path: Path) -> None
     assert migrate(tmp_path, db) == [path] and migrate(tmp_path, db) == []  # the second finds nothing to move
     assert json.loads(path.read_text()) == summary  # the same summary and pointer as the writer makes
     assert load_records(summary["records"], db) == runs
+
+
+def test_an_interrupted_study_resumes_from_the_runs_it_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = StudySpec(name="t", title="", dims=(4, 8), deltas=(0.3,), seeds=2, cap=0.2, traces=1)
+    whole = run_study(spec, workers=1, progress=False)
+    calls = []
+
+    def interrupt_third(spec: StudySpec, cell: object, seed: int) -> dict:
+        calls.append(seed)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return run_cell_seed(spec, cell, seed)
+
+    monkeypatch.setattr(runner, "run_cell_seed", interrupt_third)
+    with pytest.raises(StudyInterrupted) as stop:
+        run_study(spec, workers=1, progress=False)
+    assert len(stop.value.records) == 2 and stop.value.total == 4
+    monkeypatch.setattr(runner, "run_cell_seed", run_cell_seed)
+    resumed = run_study(spec, workers=1, progress=False, done=stop.value.records)
+    assert _strip(resumed.records) == _strip(whole.records)  # the same runs, in the same order
+
+
+def test_main_keeps_the_finished_runs_of_a_ctrl_c_and_drops_them_once_whole(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["delta-scaling", *TINY, "--dims", "4", "--out", str(tmp_path)]
+    real, calls = runner.run_cell_seed, []
+
+    def interrupt_second(*args: object) -> dict:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(runner, "run_cell_seed", interrupt_second)
+    assert main(argv) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("interrupted: 1 of 2 runs of delta-scaling finished")
+    assert not (tmp_path / "delta-scaling" / "results.json").exists()
+    spec = dataclasses.replace(STUDIES["delta-scaling"].spec, seeds=2, dims=(4,), deltas=(0.3,)).to_dict()
+    assert len(load_partial(spec)[0]) == 1
+    again: list[int] = []
+    monkeypatch.setattr(runner, "run_cell_seed", lambda *args: again.append(1) or real(*args))
+    assert main(argv) == 0
+    assert len(again) == 1  # the kept run was not run again
+    assert len(_runs(tmp_path / "delta-scaling")) == 2 and load_partial(spec) == ([], 0.0)

@@ -8,6 +8,10 @@ spec, so a smaller variant written elsewhere (``--out /tmp/x --seeds 2``) never 
 
 ``python -m theory.studies migrate`` moves the records out of ``results.json`` files of the old, full form
 (:func:`migrate`); ``python -m theory.studies NAME --reanalyze`` redoes a page from the stored records.
+
+A study stopped by Ctrl-C keeps the runs that finished under ``theory/<study>/partial-<spec digest>.json``
+(:func:`store_partial`); the next invocation of the same spec starts from them (:func:`load_partial`) and drops
+them once the study is whole (:func:`drop_partial`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from typing import Any
 
 from .storage import FileStore, db_file
 
-__all__ = ["clean_record", "load_records", "migrate", "records_name", "store_records"]
+__all__ = ["clean_record", "drop_partial", "load_partial", "load_records", "migrate", "partial_name", "records_name",
+           "store_partial", "store_records"]
 
 
 def clean_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +45,64 @@ def records_name(spec: dict[str, Any]) -> str:
     """The name of a study's records in the database: ``theory/<name>/runs-<12 hex digits of the spec>.json``."""
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
     return f"theory/{spec['name']}/runs-{digest[:12]}.json"
+
+
+def partial_name(spec: dict[str, Any]) -> str:
+    """Where the finished runs of an interrupted study are kept: ``theory/<name>/partial-<12 hex digits>.json``."""
+    return records_name(spec).replace("/runs-", "/partial-")
+
+
+def store_partial(records: Sequence[dict[str, Any]], spec: dict[str, Any], wall_s: float,
+                  db: str | Path | None = None) -> str:
+    """Keep the finished runs of an interrupted study (and the seconds they took); return the name they are under.
+
+    Parameters
+    ----------
+    records
+        The runs that finished, as :func:`theory.runner.run_study` made them (NaN/inf become ``None``).
+    spec
+        The study's spec (``StudySpec.to_dict()``): only a run of the same spec resumes from them.
+    wall_s
+        The wall-clock seconds spent on them so far.
+    db
+        The results database (``None``: the user's default one).
+
+    Returns
+    -------
+    str
+        The name in the database's ``files`` table.
+    """
+    name = partial_name(spec)
+    data = json.dumps({"wall_s": wall_s, "records": [clean_record(r) for r in records]}, separators=(",", ":"),
+                      allow_nan=False).encode()
+    store = FileStore(db)
+    try:
+        store.put(name, data)
+    finally:
+        store.close()
+    return name
+
+
+def load_partial(spec: dict[str, Any], db: str | Path | None = None) -> tuple[list[dict[str, Any]], float]:
+    """The runs an interrupted invocation of ``spec`` finished, and the seconds they took (``[]``, 0: none)."""
+    store = FileStore(db)
+    try:
+        data = store.get(partial_name(spec))
+    finally:
+        store.close()
+    if data is None:
+        return [], 0.0
+    kept = json.loads(data)
+    return list(kept["records"]), float(kept["wall_s"])
+
+
+def drop_partial(spec: dict[str, Any], db: str | Path | None = None) -> None:
+    """Forget the kept runs of ``spec`` (its whole set is stored now)."""
+    store = FileStore(db)
+    try:
+        store.delete(partial_name(spec))
+    finally:
+        store.close()
 
 
 def _encode(records: Sequence[dict[str, Any]]) -> bytes:

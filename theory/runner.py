@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -29,7 +31,7 @@ from .bounds import admissible_beta, iteration_bound, leading_iteration_bound, t
 from .hitting import FirstHitStop, first_hit, gradient_norms, query_counts
 from .problems import Family, f_gap, make_problem
 
-__all__ = ["BetaRule", "Cell", "StudySpec", "cells", "run_cell_seed", "run_study", "seed_sequence"]
+__all__ = ["BetaRule", "Cell", "StudyInterrupted", "StudySpec", "cells", "run_cell_seed", "run_study", "seed_sequence"]
 
 BetaRule = float | str
 """``"admissible"`` (:func:`theory.bounds.admissible_beta`), ``"theorem1"`` (``δ/((d+4)L1)``, zeroopt's
@@ -207,6 +209,14 @@ def run_cell_seed(spec: StudySpec, cell: Cell, seed: int) -> dict[str, Any]:
     return record
 
 
+def _key(cell: Cell, seed: int) -> tuple[Any, ...]:
+    return cell.d, cell.delta, cell.eps_factor, cell.q, str(cell.beta), seed
+
+
+def _record_key(r: dict[str, Any]) -> tuple[Any, ...]:
+    return r["d"], r["delta"], r["eps_factor"], r["q"], str(r["beta"]), r["seed"]
+
+
 def _tasks(spec: StudySpec) -> list[tuple[Cell, int]]:
     # Longest runs first (cost grows like (d+4)/δ²), so the last tasks to finish are short ones.
     todo = [(c, s) for c in cells(spec) for s in range(spec.seeds)]
@@ -218,11 +228,62 @@ def _run_serial(spec: StudySpec, tasks: Sequence[tuple[Cell, int]]) -> Iterator[
         yield run_cell_seed(spec, cell, seed)
 
 
+def _ignore_sigint() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (it stops the workers), not each run's."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now: drop the queued runs and end the running ones (their work is lost, nothing else)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.terminate()
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.join(timeout=5)
+
+
 def _run_parallel(spec: StudySpec, tasks: Sequence[tuple[Cell, int]], workers: int) -> Iterator[dict[str, Any]]:
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(run_cell_seed, spec, cell, seed) for cell, seed in tasks]
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    main = threading.current_thread() is threading.main_thread()
+    # The workers start while the tasks are submitted: they inherit an ignored SIGINT, so a Ctrl-C sent to the
+    # whole process group (a terminal's) reaches the parent alone, which stops them (_stop) at once.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    whole = False
+    try:
+        try:
+            futures = [pool.submit(run_cell_seed, spec, cell, seed) for cell, seed in tasks]
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
         for fut in as_completed(futures):
             yield fut.result()
+        whole = True
+    finally:
+        if whole:
+            pool.shutdown(wait=True)
+        else:  # Ctrl-C (or the generator closed early): queued runs are dropped, not waited for
+            _stop(pool)
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_study`; the workers are stopped.
+
+    Attributes
+    ----------
+    records
+        The runs that finished (with those :func:`run_study` was given as ``done``).
+    total
+        The runs of the whole study.
+    wall_s
+        Seconds spent before the interruption (in this call).
+    stored_as
+        Where the finished runs were kept (set by :func:`theory.studies.run_named_study`), or ``None``.
+    """
+
+    def __init__(self, records: list[dict[str, Any]], total: int, wall_s: float) -> None:
+        super().__init__(f"{len(records)} of {total} runs finished")
+        self.records, self.total, self.wall_s = records, total, wall_s
+        self.stored_as: str | None = None
 
 
 @dataclass
@@ -235,21 +296,33 @@ class StudyRun:
     workers: int = 1
 
 
-def run_study(spec: StudySpec, *, workers: int | None = None, progress: bool = True) -> StudyRun:
+def run_study(spec: StudySpec, *, workers: int | None = None, progress: bool = True,
+              done: Sequence[dict[str, Any]] = ()) -> StudyRun:
     """Run every (cell, seed) of ``spec``; ``workers`` processes (default: all CPUs), tqdm progress.
 
     Records come back sorted by (cell order, seed) whatever order the workers finished in, so the
-    output is identical for any number of workers.
+    output is identical for any number of workers. Runs already in ``done`` (records of an interrupted call
+    of the same spec) are not run again. Ctrl-C stops the workers at once and raises
+    :class:`StudyInterrupted` with the runs that finished.
     """
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
-    tasks = _tasks(spec)
+    have = {_record_key(r) for r in done}
+    every = _tasks(spec)
+    tasks = [(c, s) for c, s in every if _key(c, s) not in have]
     started = time.perf_counter()
-    stream = _run_serial(spec, tasks) if workers == 1 else _run_parallel(spec, tasks, workers)
+    records = list(done)
+    source = _run_serial(spec, tasks) if workers == 1 else _run_parallel(spec, tasks, workers)
+    stream: Iterator[dict[str, Any]] = source
     if progress:
         from tqdm import tqdm
 
-        stream = tqdm(stream, total=len(tasks), desc=spec.name, unit="run", smoothing=0.05)
-    records = list(stream)
+        stream = tqdm(source, total=len(tasks), desc=spec.name, unit="run", smoothing=0.05)
+    try:
+        for record in stream:
+            records.append(record)
+    except KeyboardInterrupt:
+        source.close()  # stops the workers now (not when the generator is collected)
+        raise StudyInterrupted(records, len(every), time.perf_counter() - started) from None
     order = {(c.d, c.delta, c.eps_factor, c.q, str(c.beta)): i for i, c in enumerate(cells(spec))}
     records.sort(key=lambda r: (order[(r["d"], r["delta"], r["eps_factor"], r["q"], str(r["beta"]))], r["seed"]))
     return StudyRun(spec=spec, records=records, wall_s=time.perf_counter() - started, workers=workers)

@@ -118,6 +118,11 @@ class FileStore:
             self.conn.execute("INSERT OR REPLACE INTO files (name, data) VALUES (?, ?)",
                               (name, gzip.compress(data, mtime=0)))
 
+    def delete(self, name: str) -> None:
+        """Remove a file (nothing when it is not stored), in one transaction."""
+        with self.conn:
+            self.conn.execute("DELETE FROM files WHERE name=?", (name,))
+
     def names(self, prefix: str = "") -> list[str]:
         """Stored names starting with ``prefix``, character for character (``_`` and ``%`` are no wildcards, and
         case counts)."""

@@ -18,7 +18,6 @@ the results database (``--db PATH``, default ``~/.cache/zeroopt/results.sqlite``
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import shlex
@@ -30,9 +29,10 @@ from pathlib import Path
 import numpy as np
 
 import zeroopt
-from zeroopt.plugins import add_plugin_argument, load_plugins
+from zeroopt.plugins import load_plugins
 
 from .analysis import CellSummary, Fit, fit_all, summarize
+from .arguments import folder_problem
 from .findings import (
     beta_findings,
     d_findings,
@@ -41,13 +41,13 @@ from .findings import (
     linesearch_findings,
     predicted_floor,
 )
-from .records import load_records, migrate
+from .records import drop_partial, load_partial, load_records, migrate, store_partial
 from .report import Report, write_index, write_report
-from .runner import StudyRun, StudySpec, run_study
+from .runner import StudyInterrupted, StudyRun, StudySpec, run_study
+from .storage import db_file
+from .study_options import DEFAULT_OUT, check_before_work, override, parser
 
-__all__ = ["STUDIES", "Study", "load_run", "main", "run_named_study"]
-
-DEFAULT_OUT = Path("benchmarks/results/theory")
+__all__ = ["DEFAULT_OUT", "STUDIES", "Study", "load_run", "main", "run_named_study"]
 
 
 @dataclass(frozen=True)
@@ -186,13 +186,22 @@ def run_named_study(
 
     With ``reanalyze`` the runs are read back from the results database ``db`` (the records the folder's
     ``results.json`` points to) instead (fits, plots and findings are redone; the original command is kept).
+    Ctrl-C keeps the runs that finished in ``db`` (:func:`theory.records.store_partial`; the exception's
+    ``stored_as`` names them) and raises :class:`theory.runner.StudyInterrupted`; the next call with the same spec
+    runs only the others.
     """
     folder = out / study.spec.name
     if reanalyze:
         run, command = load_run(folder, db)
         study = dataclasses.replace(study, spec=run.spec)
-    else:
-        run = run_study(study.spec, workers=workers, progress=progress)
+    else:  # starting from the runs an interrupted invocation of the same spec kept, if any
+        kept, kept_s = load_partial(study.spec.to_dict(), db)
+        try:
+            run = run_study(study.spec, workers=workers, progress=progress, done=kept)
+        except StudyInterrupted as stop:
+            stop.stored_as = store_partial(stop.records, study.spec.to_dict(), kept_s + stop.wall_s, db)
+            raise
+        run.wall_s += kept_s
     spec = study.spec
     summaries = summarize(run)
     rng = np.random.default_rng(np.random.SeedSequence(spec.root_seed, spawn_key=(0,)))
@@ -222,77 +231,35 @@ def run_named_study(
         records=run.records, wall_s=run.wall_s, workers=run.workers,
         findings=study.findings(run, summaries, fits), plots=plots,
     )
-    return write_report(report, folder, db)
-
-
-def _floats(text: str) -> tuple[float, ...]:
-    return tuple(float(v) for v in text.split(",") if v)
-
-
-def _ints(text: str) -> tuple[int, ...]:
-    return tuple(int(v) for v in text.split(",") if v)
-
-
-def _betas(text: str) -> tuple[float | str, ...]:
-    return tuple(v if v in ("admissible", "theorem1") else float(v) for v in text.split(",") if v)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="zeroopt-study",
-        description="Empirical studies of RGF against Nesterov–Spokoiny / Theorem 1 (Cheng et al. 2019).",
-    )
-    p.add_argument("study", help="a study name, 'all', 'list', 'index' (rewrite the results index) or 'migrate'")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results root (default {DEFAULT_OUT})")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all CPUs)")
-    p.add_argument("--seeds", type=int, help="runs per cell")
-    p.add_argument("--dims", type=_ints, help="comma-separated dimensions")
-    p.add_argument("--deltas", type=_floats, help="comma-separated targets δ")
-    p.add_argument("--eps-factors", type=_floats, help="comma-separated ε/(βδ²)")
-    p.add_argument("--qs", type=_ints, help="comma-separated averaging sizes q")
-    p.add_argument("--betas", type=_betas, help="comma-separated β rules: admissible, theorem1 or numbers")
-    p.add_argument("--family", choices=("log_norm", "rotated_quadratic", "pseudo_huber"))
-    p.add_argument("--solver", help="zeroopt solver name (one of yours with --plugin)")
-    add_plugin_argument(p)
-    p.add_argument("--cap", type=float, help="iteration cap as a fraction of 16(d+4)L1(f(x0)-f*)/δ²")
-    p.add_argument("--root-seed", type=int, help="entropy of the study's SeedSequence")
-    p.add_argument("--no-progress", action="store_true", help="no tqdm bars")
-    p.add_argument("--reanalyze", action="store_true",
-                   help="redo fits, plots and findings from the study's stored run records instead of running it")
-    p.add_argument("--db", type=Path, default=None,
-                   help="results database for the run records (default ~/.cache/zeroopt/results.sqlite)")
-    return p
-
-
-def _override(spec: StudySpec, args: argparse.Namespace) -> StudySpec:
-    changes = {
-        field: getattr(args, attr)
-        for field, attr in (
-            ("seeds", "seeds"), ("dims", "dims"), ("deltas", "deltas"), ("eps_factors", "eps_factors"),
-            ("qs", "qs"), ("betas", "betas"), ("family", "family"), ("solver", "solver"), ("cap", "cap"),
-            ("root_seed", "root_seed"),
-        )
-        if getattr(args, attr) is not None
-    }
-    return dataclasses.replace(spec, **changes)
+    readme = write_report(report, folder, db)
+    if not reanalyze:
+        drop_partial(spec.to_dict(), db)  # the whole set is stored now
+    return readme
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``zeroopt-study`` / ``python -m theory.studies``."""
+    """Entry point of ``zeroopt-study`` / ``python -m theory.studies``.
+
+    Every argument is checked before the first run (exit 2, or 1 for stored data ``--reanalyze`` lacks, with one
+    line naming it); Ctrl-C stops the workers, keeps the runs that finished and returns 130.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
-    args = parser.parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
     try:  # exported to ZEROOPT_PLUGINS too, for the study's worker processes
         load_plugins(args.plugins)
         if args.solver is not None:
             zeroopt.get_solver(args.solver)
     except ValueError as err:  # no such plugin or solver: before any run
-        parser.error(str(err))
+        p.error(str(err))
     if args.study == "list":
         for name, st in STUDIES.items():
             print(f"{name:22s} {st.summary}")
         return 0
     if args.study == "index":
+        unusable = folder_problem(args.out)
+        if unusable:
+            p.error(f"argument --out: {unusable}")
         print(f"wrote {write_index(args.out)}")
         return 0
     if args.study == "migrate":  # one-off: run records out of full-form results.json files, into the database
@@ -304,15 +271,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"unknown study {unknown[0]!r}; choose from: {', '.join(STUDIES)}, all, list", file=sys.stderr)
         return 2
+    studies = [dataclasses.replace(STUDIES[n], spec=override(STUDIES[n].spec, args)) for n in names]
+    check_before_work(p, args, [st.spec for st in studies], load_run)
     rest = list(argv)
     rest.remove(args.study)
-    for name in names:
-        study = STUDIES[name]
-        study = dataclasses.replace(study, spec=_override(study.spec, args))
+    for name, study in zip(names, studies, strict=True):
         # The command that reproduces this one study (so 'all' records one command per folder).
         command = "python -m theory.studies " + shlex.join([name, *rest])
-        readme = run_named_study(study, out=args.out, command=command, workers=args.workers,
-                                 progress=not args.no_progress, reanalyze=args.reanalyze, db=args.db)
+        try:
+            readme = run_named_study(study, out=args.out, command=command, workers=args.workers,
+                                     progress=not args.no_progress, reanalyze=args.reanalyze, db=args.db)
+        except StudyInterrupted as stop:
+            print(f"interrupted: {len(stop.records)} of {stop.total} runs of {name} finished and are kept in "
+                  f"{db_file(args.db)} as {stop.stored_as}; rerun the same command to run the "
+                  "others", file=sys.stderr)
+            return 130
         print(f"{name}: wrote {readme}")
         write_index(args.out)
     return 0
