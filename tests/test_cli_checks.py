@@ -1,0 +1,155 @@
+"""``zeroopt minimize``, ``zeroopt study`` and ``zeroopt bench dfo`` check every argument before any work (issue 63).
+
+Each misuse runs in a child process, as a user would run it, and must end with exit 1 or 2, no traceback, exactly one
+stderr line naming the problem (the last one), and nothing written that claims success. Ctrl-C on a study with two
+workers stops them at once, keeps the runs that finished and exits 130.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "applications.cli"]
+DFO = [sys.executable, "-m", "benchmarks.dfo"]  # what `zeroopt bench dfo` runs, without the launcher's second start
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The children's environment: this checkout on the path, a private cache, one thread."""
+    cache = tmp_path_factory.mktemp("zeroopt-cache")
+    path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {**os.environ, "ZEROOPT_CACHE": str(cache), "PYTHONPATH": path, "OMP_NUM_THREADS": "1"}
+
+
+def _run(cmd: list[str], env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``cmd`` in its own process group, every process of which is killed if it runs past ``timeout``."""
+    with subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def refused(env: dict[str, str], launcher: list[str], args: list[str], tmp_path: Path, *says: str,
+            code: int | None = None) -> subprocess.CompletedProcess[str]:
+    """Run, and check: exit 1 or 2 (``code`` if given), no traceback, one error line (the last) holding ``says``."""
+    (tmp_path / "file").write_text("x")
+    args = [a.replace("TMP", str(tmp_path)) for a in args]
+    proc = _run([*launcher, *args], env)
+    assert proc.returncode in ({code} if code else {1, 2}), (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    named = [line for line in lines if "error" in line.lower()]
+    assert named == [lines[-1]], proc.stderr
+    for text in says:
+        assert text in lines[-1], (text, lines[-1])
+    # Nothing that claims success: no outcome printed, no page, summary or run record written.
+    assert proc.stdout.strip() == "", proc.stdout
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix in (".md", ".json", ".png")]
+    assert written == [], written
+    return proc
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--seed", "-1"], "--seed"),
+    (["--noise", "uniform", "--eps", "-1"], "--eps"),
+    (["--noise", "uniform", "--eps", "nan"], "--eps"),
+    (["--dim", "2001", "--solver", "trust-region"], "d = 2001 is above its 2000"),
+    (["--dim", str(10**12)], "--dim"),
+])
+def test_minimize_refuses(env: dict[str, str], tmp_path: Path, args: list[str], says: str) -> None:
+    refused(env, CLI, ["minimize", "--dim", "4", "--budget", "50", *args], tmp_path, says, code=2)
+
+
+STUDY = ["study", "d-scaling", "--no-progress", "--out", "TMP/out", "--db", "TMP/db.sqlite"]
+
+
+@pytest.mark.parametrize("args, says, code", [
+    (["--dims", "0"], "--dims", 2),
+    (["--dims", "-3"], "--dims", 2),
+    (["--deltas", "-0.1"], "--deltas", 2),
+    (["--seeds", "0"], "--seeds", 2),  # wrote a study of nothing, exit 0
+    (["--cap", "-1"], "--cap", 2),  # the same
+    (["--out", "TMP/file"], "is a file", 2),
+    (["--db", "TMP/file/db.sqlite"], "--db", 2),
+    (["--reanalyze"], "nothing stored to reanalyze", 1),
+])
+def test_study_refuses(env: dict[str, str], tmp_path: Path, args: list[str], says: str, code: int) -> None:
+    refused(env, CLI, [*STUDY, *args], tmp_path, says, code=code)
+
+
+DFO_ARGS = ["--set", "more-wild", "--variants", "smooth", "--solvers", "Powell", "--kappa-max", "2",
+            "--cache", "TMP/cache", "--out", "TMP/out"]
+
+
+@pytest.mark.parametrize("launcher, args, says", [
+    (CLI + ["bench", "dfo"], ["--problems", "0"], "--problems"),  # ran problem 53, exit 0
+    (DFO, ["--problems", "-1"], "--problems"),  # ran problem 52
+    (DFO, ["--problems", "54"], "--problems"),
+    (DFO, ["--problems", "abc"], "--problems"),
+    (DFO, ["--kappa-max", "0"], "--kappa-max"),  # pages of zero-evaluation runs, exit 0
+    (DFO, ["--kappa-max", "-3"], "--kappa-max"),
+    (DFO, ["--seconds", "-1"], "--seconds"),
+    (DFO, ["--variants", "bogus"], "--variants"),
+    (DFO, ["--dims", "0"], "--dims"),
+    (DFO, ["--out", "TMP/file"], "--out"),
+    (DFO, ["--cache", "TMP/file/cache"], "--cache"),
+])
+def test_bench_dfo_refuses(env: dict[str, str], tmp_path: Path, launcher: list[str], args: list[str],
+                           says: str) -> None:
+    refused(env, launcher, [*DFO_ARGS, *args], tmp_path, says, code=2)
+
+
+def test_ctrl_c_stops_a_study_with_two_workers_at_once_and_keeps_what_finished(env: dict[str, str],
+                                                                               tmp_path: Path) -> None:
+    from theory.records import load_partial, partial_name
+    from theory.studies import STUDIES
+    from theory.study_options import override, parser
+
+    grid = ["--dims", "4", "--deltas", "0.3", "--seeds", "200"]  # about 0.3 s a run: a minute of queued runs
+    proc = subprocess.Popen([*CLI, "study", "d-scaling", *grid, "--workers", "2", "--out", str(tmp_path / "out"),
+                             "--db", str(tmp_path / "db.sqlite")], cwd=ROOT, env=env, stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    seen: list[str] = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(lambda: proc.stderr.read(1), "")), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while "| 2/200" not in "".join(seen) and time.monotonic() < deadline:  # tqdm's bar: two runs finished
+            time.sleep(0.1)
+        assert proc.poll() is None, "".join(seen)
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole process group
+        sent = time.monotonic()
+        assert proc.wait(timeout=15) == 130
+        assert time.monotonic() - sent < 10  # not the minute the queued runs would take
+    finally:
+        if proc.poll() is None:  # (the code before this fix) no worker left running after the test
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    reader.join(timeout=5)
+    err = "".join(seen)
+    assert "Traceback" not in err, err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert last.startswith("interrupted: ") and "rerun the same command" in last, last
+    finished = int(last.split()[1])
+    assert 2 <= finished < 200
+    args = parser().parse_args(["d-scaling", *grid])
+    spec = override(STUDIES["d-scaling"].spec, args).to_dict()
+    kept, _ = load_partial(spec, tmp_path / "db.sqlite")
+    assert len(kept) == finished and partial_name(spec) in last
+    assert len({(r["d"], r["seed"]) for r in kept}) == finished  # each a whole record of its own run
+    assert not (tmp_path / "out" / "d-scaling" / "results.json").exists()  # no summary of a study not run
+    json.dumps(kept)  # plain JSON values
