@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,8 +23,8 @@ from .constants import REFERENCE_EPS_PER_BETA
 from .parts import unit_sphere
 
 __all__ = [
-    "SolverContext", "SolverSpec", "generic_defaults", "get_solver", "list_solvers", "make_solver",
-    "register_solver",
+    "SEARCH_SPACES", "SolverContext", "SolverSpec", "generic_defaults", "get_solver", "list_solvers", "make_solver",
+    "options_from", "register_solver",
 ]
 
 
@@ -42,6 +43,20 @@ def generic_defaults(context: SolverContext) -> dict[str, Any]:
 
 
 ContextDefaults = Callable[[SolverContext], Mapping[str, Any]]
+#: Where a registered solver's iterates live: ℝᵈ, or the scaled sign vectors of a discrete search.
+SEARCH_SPACES = ("real", "sign vectors")
+
+
+def options_from(recipe: Callable[..., Chain]) -> type:
+    """The frozen dataclass of ``recipe``'s keyword-only arguments, with their defaults: a recipe's options for
+    the registry, written once (in its signature)."""
+    params = [p for p in inspect.signature(recipe).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    missing = [p.name for p in params if p.default is p.empty]
+    if missing:
+        raise TypeError(f"{recipe.__name__}: every keyword-only argument needs a default to be an option: {missing}")
+    title = "".join(w.capitalize() for w in recipe.__name__.split("_"))
+    return dataclasses.make_dataclass(f"{title}Options", [(p.name, p.annotation, dataclasses.field(default=p.default))
+                                                         for p in params], frozen=True)
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,7 @@ class SolverSpec:
     options_type: type
     factory: Callable[[Any, SolverContext], Chain]
     context_defaults_fn: ContextDefaults | None = None
+    search_space: str = "real"
 
     def option_names(self) -> list[str]:
         """Names of the solver's options."""
@@ -126,7 +142,8 @@ _REGISTRY: dict[str, SolverSpec] = {}
 
 
 def register_solver(
-    name: str, options_type: type, summary: str, *, defaults: ContextDefaults | None = None
+    name: str, options_type: type, summary: str, *, defaults: ContextDefaults | None = None,
+    search_space: str = "real",
 ) -> Callable[[Callable], Callable]:
     """Decorator registering ``factory(options, context) -> Chain`` under ``name``.
 
@@ -142,14 +159,20 @@ def register_solver(
         Optional ``defaults(context) -> dict``: the options the solver wants in a :class:`SolverContext`
         (e.g. a step scaled for unit-norm directions). Without it the solver still gets
         :func:`generic_defaults` for the options it has.
+    search_space
+        Where the iterates live: ``"real"`` (ℝᵈ, or the unit sphere in such a context) or one of
+        :data:`SEARCH_SPACES`' others, such as ``"sign vectors"`` (``c·s`` for ``s`` in {±1}ᵈ, ``c`` fixed by the
+        start: such a solver minimises over those points only).
     """
+    if search_space not in SEARCH_SPACES:
+        raise ValueError(f"search_space {search_space!r} is not one of {SEARCH_SPACES}")
 
     def deco(factory: Callable[[Any, SolverContext], Chain]) -> Callable:
         if name in _REGISTRY:
             raise ValueError(f"a solver named {name!r} is already registered")
         if not dataclasses.is_dataclass(options_type):
             raise TypeError(f"options_type of solver {name!r} must be a dataclass, got {options_type!r}")
-        _REGISTRY[name] = SolverSpec(name, summary, options_type, factory, defaults)
+        _REGISTRY[name] = SolverSpec(name, summary, options_type, factory, defaults, search_space)
         return factory
 
     return deco

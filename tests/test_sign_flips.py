@@ -1,0 +1,110 @@
+"""The search over sign vectors (zeroopt.sign_flips) and the L∞ attack it runs by default."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zeroopt
+from zeroopt.sign_flips import BlockFlips, RelativePrecision, block_order, signs_of
+
+
+def test_blocks_halve_level_by_level_and_single_coordinates_repeat() -> None:
+    part = BlockFlips()
+    blocks, position = part.blocks(5, (0, 0), 1 + 2 + 3 + 5 + 4)
+    # levels of ⌈5/2ˡ⌉ coordinates, the last block of a level shorter: 5 | 3 2 | 2 2 1 | 1 1 1 1 1 | 1 1 1 1
+    assert [len(b) for b in blocks] == [5, 3, 2, 2, 2, 1] + [1] * 9
+    assert [b.tolist() for b in blocks[1:3]] == [[0, 1, 2], [3, 4]]
+    assert blocks[-4].tolist() == [0] and position == (3, 4)  # level 3 (single coordinates) again from 0
+    assert all(np.array_equal(np.sort(np.concatenate(blocks[k:k + n])), np.arange(5))
+               for k, n in ((0, 1), (1, 2), (3, 3)))  # each level covers every coordinate once
+
+
+def test_tiles_are_squares_of_the_image_across_its_channels() -> None:
+    order = block_order(3 * 4 * 4, (3, 4, 4), "tiles")
+    assert np.array_equal(np.sort(order), np.arange(48))
+    pixel = lambda k: divmod(int(order[k]) % 16, 4)  # noqa: E731  (row, column) of the k-th coordinate
+    top_left = {pixel(k) for k in range(12)}  # a quarter of the coordinates: 4 pixels, all 3 channels
+    assert top_left == {(0, 0), (0, 1), (1, 0), (1, 1)}
+    assert {int(order[k]) // 16 for k in range(12)} == {0, 1, 2}
+    assert {pixel(k) for k in range(24)} == {(r, c) for r in range(2) for c in range(4)}  # the top half
+    assert np.array_equal(block_order(48, (3, 4, 4), "memory"), np.arange(48))
+    assert np.array_equal(block_order(10, (10,), "tiles"), np.arange(10))  # no image: memory order
+    with pytest.raises(ValueError, match="layout"):
+        block_order(4, None, "rows")
+
+
+def test_minimize_finds_the_best_sign_vector_of_a_linear_objective() -> None:
+    w = np.random.default_rng(0).standard_normal(16)
+    f = lambda x: float(-(signs_of(x) @ w))  # noqa: E731  smallest at the signs of w
+    res = zeroopt.minimize(f, np.ones(16), solver="sign-flips", budget=200, seed=0)
+    assert res.fun == pytest.approx(-np.abs(w).sum()) and np.array_equal(signs_of(res.x), signs_of(w))
+    assert np.allclose(np.abs(res.x), 1.0) and res.queries <= 200  # the start's length: every coordinate ±1
+
+
+def test_the_start_is_offered_its_own_signs_once() -> None:
+    asked: list[np.ndarray] = []
+
+    def f(x: np.ndarray) -> float:
+        asked.append(x.copy())
+        return float(np.abs(x - 0.5).sum())
+
+    x0 = np.array([0.1, -0.2, 0.3, 0.4])
+    zeroopt.minimize(f, x0, solver="sign-flips", budget=6, seed=0)
+    scale = np.linalg.norm(x0) / 2  # ‖x0‖/√d
+    assert np.allclose(asked[1], scale * np.array([1, -1, 1, 1]))
+    assert not any(np.allclose(a, asked[1]) for a in asked[2:])
+    zeroopt.minimize(f, np.full(4, 0.3), solver="sign-flips", budget=3, seed=0)  # a sign vector already: flips only
+    assert np.allclose(asked[-2], -0.3 * np.ones(4))
+
+
+def test_relative_precision_and_the_recipe_checks() -> None:
+    assert RelativePrecision(0.01)(1.0, 0.5) == pytest.approx(0.005)
+    assert RelativePrecision(0.01)(1.0) == pytest.approx(0.01)
+    with pytest.raises(ValueError, match="q must be"):
+        zeroopt.sign_flips(8, q=0)
+    with pytest.raises(ValueError, match="relative_eps"):
+        zeroopt.make_solver("sign-flips", zeroopt.SolverContext(dim=8), relative_eps=0.0)
+    spec = zeroopt.get_solver("sign-flips")
+    assert spec.search_space == "sign vectors" and spec.defaults()["q"] == 1
+
+
+def test_options_come_from_the_recipe_signature() -> None:
+    def recipe(dim: int, *, q: int = 3, width: float = 0.5) -> zeroopt.Chain:
+        raise NotImplementedError
+
+    options = zeroopt.options_from(recipe)
+    assert options().q == 3 and options(width=1.0).width == 1.0 and options.__name__ == "RecipeOptions"
+
+    def needs(dim: int, *, q: int) -> zeroopt.Chain:
+        raise NotImplementedError
+
+    with pytest.raises(TypeError, match="needs a default"):
+        zeroopt.options_from(needs)
+
+
+def _linear_two_class(d: int, seed: int) -> tuple:
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((2, d))
+    x = 0.5 + 0.02 * rng.standard_normal((4, d))
+    margin = (x @ (w[0] - w[1]))
+    x = x - ((margin - np.abs(margin)) / ((w[0] - w[1]) @ (w[0] - w[1])))[:, None] * (w[0] - w[1])  # all class 0
+    exact = np.abs(x @ (w[0] - w[1])) / np.abs(w[0] - w[1]).sum()  # the smallest L∞ move to the boundary
+    return (lambda b: b.reshape(len(b), -1) @ w.T), x, exact
+
+
+def test_the_linf_default_ends_near_the_exact_minimum_of_a_linear_model() -> None:
+    """The L∞ attack's default (sign-flips) against the closed-form smallest L∞ perturbation, margin / ‖w₀ − w₁‖₁,
+    far inside the box: a change that makes it worse (a wrong block, a candidate asked at the wrong level) shows."""
+    from applications.hardlabel import DEFAULT_LINF_SOLVER, attack, default_solver
+
+    assert default_solver(np.inf) == DEFAULT_LINF_SOLVER == "sign-flips" and default_solver(2) == "sign-growing"
+    model, x, exact = _linear_two_class(64, seed=1)
+    assert np.all(exact < 0.4)  # the exact minimum stays inside the box [0, 1]
+    res = attack(model, x, np.zeros(len(x), dtype=int), budget=600, seed=0, norm=np.inf, n_classes=2)
+    assert res.success.all() and np.all(res.queries <= 600)
+    assert all(r.solver == "sign-flips" for r in res.solver_results if r is not None)
+    assert np.all(res.distortion >= exact * (1 - 1e-6)) and np.all(res.distortion <= 1.02 * exact)
+    l2_default = attack(model, x, np.zeros(len(x), dtype=int), budget=600, seed=0, norm=np.inf, n_classes=2,
+                        solver="sign-growing")
+    assert np.median(l2_default.distortion / exact) > 1.05  # the descent on ℝᵈ stays further away

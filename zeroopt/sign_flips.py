@@ -1,0 +1,244 @@
+"""A search over sign vectors: flip blocks of the incumbent's signs, coarse to fine, one query each.
+
+Where the natural search space is {±1}ᵈ — the L∞ distance from x0 to a boundary along θ is smallest at a vertex
+direction of the cube, a sign vector — a descent on ℝᵈ spends its probes on directions that cannot be optimal.
+This search (RayS's, Chen & Gu, KDD 2020, from its paper) keeps a sign vector, flips one block of its signs per
+candidate with blocks halving in size as the rounds go (the whole vector, then halves, quarters, …), and asks for
+each candidate only whether its value is below the incumbent's: an oracle answering :class:`~zeroopt.Evaluate`
+with ``cap`` at the incumbent's value spends one query on a candidate that is not, and searches for the value of
+one that is. Every iterate is ``c·s`` for a sign vector ``s``, with ``c = ‖x0‖/√d`` (the start's length, so an
+iterate of the unit sphere stays on it).
+
+The parts, each of one stage (:mod:`zeroopt.stages`):
+
+- :class:`BlockFlips` (``sample``): the candidates, from a block order (:func:`block_order`: memory ranges, or
+  square tiles of an image, coarse to fine);
+- :class:`BelowIncumbent` (``estimate``): each candidate asked at the incumbent's value, refined only if below;
+- :class:`TakeBest` (``step``): the best candidate below the incumbent becomes the iterate;
+- :class:`RelativePrecision` (``precision``): the precision a refined value is searched to, relative to it.
+
+:func:`sign_flips` is their chain, with its defaults in its signature.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .arrays import host, like
+from .base import GradientEstimate, Move, SolverContext
+from .chain import Chain, chain
+from .precision import MIN_RELATIVE_EPS
+from .registry import options_from, register_solver
+from .requests import Evaluate, Evaluation, Request, Response
+from .stages import FixedProbes, Iteration, SetsPrecision
+
+__all__ = ["BLOCK_LAYOUTS", "BelowIncumbent", "BlockFlips", "RelativePrecision", "TakeBest", "block_order",
+           "sign_flips", "signs_of"]
+
+BlockLayout = Literal["memory", "tiles"]
+#: How blocks of coordinates are formed: contiguous ranges of the flat vector (RayS's), or square tiles of an
+#: image across its channels (ranges of a Z-order over rows and columns), coarse to fine in both.
+BLOCK_LAYOUTS: tuple[str, ...] = ("memory", "tiles")
+#: The memory key under which :class:`BlockFlips` keeps its place in the schedule: (level, block index).
+POSITION = "flip_position"
+#: ... the length of every coordinate of an iterate (‖x0‖/√d: the start's length kept) ...
+SCALE = "flip_scale"
+#: ... and whether the start's own signs are still to be offered.
+OFFER = "flip_offer"
+
+
+def signs_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The sign vector of ``x`` (a zero coordinate counts as +1)."""
+    return np.where(np.asarray(x) < 0, -1.0, 1.0)
+
+
+def _z_order(rows: int, cols: int) -> NDArray[np.intp]:
+    """The pixels of a ``rows × cols`` grid in Z-order (bits of row and column interleaved): any aligned range of
+    4ᵏ of them is a square tile, and halving a range splits it into two rectangles."""
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    code = np.zeros(rows * cols, dtype=np.int64)
+    for bit in range(max(rows, cols).bit_length()):
+        code |= ((r >> bit) & 1) << (2 * bit + 1) | ((c >> bit) & 1) << (2 * bit)
+    return np.argsort(code, kind="stable")
+
+
+def block_order(dim: int, shape: tuple[int, ...] | None, layout: BlockLayout) -> NDArray[np.intp]:
+    """The coordinates in the order whose contiguous ranges are the blocks flipped.
+
+    ``"memory"``: ``0 … d−1``. ``"tiles"``, for an image ``(C, H, W)`` or ``(H, W)``: pixels in Z-order, each with
+    all its channels, so a block is a tile of the image across every channel; any other shape falls back to
+    ``"memory"``.
+    """
+    if layout not in BLOCK_LAYOUTS:
+        raise ValueError(f"block layout {layout!r} is not one of {BLOCK_LAYOUTS}")
+    if layout == "memory" or shape is None or len(shape) not in (2, 3) or math.prod(shape) != dim:
+        return np.arange(dim)
+    channels, rows, cols = (1, *shape) if len(shape) == 2 else shape
+    pixels = _z_order(rows, cols)
+    return (np.arange(channels)[None, :] * rows * cols + pixels[:, None]).ravel()
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_order(dim: int, shape: tuple[int, ...] | None, layout: BlockLayout) -> NDArray[np.intp]:
+    return block_order(dim, shape, layout)
+
+
+@dataclass(frozen=True)
+class BlockFlips:
+    """Stage ``sample``: ``q`` candidates, each the incumbent's signs with the next block of the schedule flipped.
+
+    The schedule: at level ℓ the coordinates (in the order :func:`block_order` gives for ``layout`` and ``shape``)
+    fall in 2^ℓ blocks of ⌈d/2^ℓ⌉; the blocks of a level are flipped in turn, then the next level's. Once blocks
+    are single coordinates the last level repeats. A start that is not a sign vector is offered its own signs,
+    unflipped, first.
+    """
+
+    layout: BlockLayout = "memory"
+    shape: tuple[int, ...] | None = None  # the input's shape, which the "tiles" layout reads
+    stage: ClassVar[str] = "sample"
+    draws: ClassVar[bool] = False  # the schedule is the same at every seed
+
+    def init(self, x0: NDArray[np.float64]) -> Mapping[str, Any]:
+        x = host(x0)
+        scale = float(np.linalg.norm(x)) / math.sqrt(max(x.size, 1)) or 1.0
+        # A start that is not a sign vector (times its scale) is offered its own signs first.
+        return {POSITION: (0, 0), SCALE: scale, OFFER: not np.allclose(np.abs(x), scale, rtol=1e-9)}
+
+    def blocks(self, d: int, position: tuple[int, int], count: int) -> tuple[list[NDArray[np.intp]], tuple[int, int]]:
+        """The next ``count`` blocks (as coordinate indices) from ``position``, and the position after them."""
+        order = _cached_order(d, self.shape, self.layout)
+        level, index = position
+        out = []
+        for _ in range(count):
+            size = math.ceil(d / 2**level)
+            start, end = index * size, min(d, (index + 1) * size)
+            out.append(order[start:end])
+            index += 1
+            if end >= d:  # the level is done: the next, or this one again once blocks are single coordinates
+                level, index = (level + 1 if size > 1 else level), 0
+        return out, (level, index)
+
+    def update(self, it: Iteration) -> Iteration:
+        x = host(it.state.x)
+        d, signs, offer = x.size, signs_of(x), bool(it.memory.get(OFFER, False))
+        blocks, position = self.blocks(d, it.memory.get(POSITION, (0, 0)), max(it.q - offer, 0))
+        candidates = [signs] if offer else []
+        for block in blocks:
+            flipped = signs.copy()
+            flipped[block] *= -1.0
+            candidates.append(flipped)
+        probes = np.array(candidates) * it.memory.get(SCALE, 1.0)
+        return replace(it, probes=like(probes, it.state.x), scale=1.0,
+                       memory={**it.memory, POSITION: position, OFFER: False})
+
+
+@dataclass(frozen=True)
+class BelowIncumbent:
+    """Stage ``estimate``: every candidate asked whether its value is below the incumbent's (one query), and
+    searched to the iteration's precision only where it is. Writes the best candidate (no gradient: ``g`` = 0)."""
+
+    stage: ClassVar[str] = "estimate"
+
+    def init(self, x0: NDArray[np.float64]) -> Mapping[str, Any]:
+        return {}
+
+    def update(self, it: Iteration) -> Generator[Request, Response, Iteration]:
+        s, points = it.state, it.probes
+        zero = like(np.zeros(host(s.x).size), s.x)
+        if points is None or len(points) == 0:
+            return replace(it, estimate=GradientEstimate(g=zero, eps=0.0, used=0), direction=zero)
+        level = float(s.fx)
+        cap = level if math.isfinite(level) else None
+        resp = yield Evaluate(points=points, eps=it.eps, hints=np.full(len(points), level), cap=cap)
+        assert isinstance(resp, Evaluation)
+        values, eps = np.asarray(resp.values, dtype=float), np.asarray(resp.eps, dtype=float)
+        best = int(np.argmin(values)) if len(values) else -1
+        found = best >= 0 and values[best] < level
+        est = GradientEstimate(g=zero, eps=float(eps.max(initial=0.0)), used=len(values),
+                               best_x=points[best] if found else None,
+                               best_f=float(values[best]) if found else math.inf,
+                               best_eps=float(eps[best]) if found else 0.0)
+        return replace(it, estimate=est, direction=zero)
+
+
+@dataclass(frozen=True)
+class TakeBest:
+    """Stage ``step``: the best candidate below the incumbent becomes the iterate; otherwise the iterate stays."""
+
+    stage: ClassVar[str] = "step"
+
+    def init(self, x0: NDArray[np.float64]) -> Mapping[str, Any]:
+        return {}
+
+    def update(self, it: Iteration) -> Iteration:
+        s, est = it.state, it.estimate
+        if est is not None and est.best_x is not None and est.best_f < s.fx:
+            move = Move(est.best_x, est.best_f, est.best_eps, 1.0, s.step, s.beta, memory=it.memory)
+        else:
+            move = Move(s.x, s.fx, s.fx_eps, 0.0, s.step, s.beta, memory=it.memory)
+        return replace(it, move=move)
+
+
+@dataclass(frozen=True)
+class RelativePrecision(SetsPrecision):
+    """Request ``eps = relative · |value|`` (``relative`` alone before a value is known), never below
+    :data:`~zeroopt.precision.MIN_RELATIVE_EPS`."""
+
+    relative: float
+
+    def __call__(self, beta: float, value: float = math.nan) -> float | None:
+        scale = abs(value) if math.isfinite(value) else 1.0
+        return max(self.relative * scale, MIN_RELATIVE_EPS)
+
+
+def sign_flips(
+    dim: int,
+    shape: tuple[int, ...] | None = None,
+    *,
+    q: int = 1,
+    layout: BlockLayout = "memory",
+    relative_eps: float = 1e-3,
+) -> Chain:
+    """The sign-vector search as a chain: ``q`` block flips a round, each asked at the incumbent's value.
+
+    Parameters
+    ----------
+    dim, shape
+        The problem's dimension and, for an image, its shape (``layout="tiles"`` reads it).
+    q
+        Candidates per round, asked together (one model call for all of them where the oracle batches).
+    layout
+        How blocks are formed (:data:`BLOCK_LAYOUTS`).
+    relative_eps
+        The precision a candidate below the incumbent is searched to, relative to its value.
+    """
+    if int(q) < 1:
+        raise ValueError(f"q must be a positive number of candidates a round, got {q!r}")
+    if not relative_eps > 0:
+        raise ValueError(f"relative_eps must be positive, got {relative_eps!r}")
+    return chain(
+        RelativePrecision(relative_eps),
+        FixedProbes(int(q)),
+        BlockFlips(layout, None if shape is None else tuple(shape)),
+        BelowIncumbent(),
+        TakeBest(),
+        name="sign-flips", beta=1.0, step=1.0,
+    )
+
+
+#: :func:`sign_flips`'s keyword arguments as the registry's options (``solver_options``, ``-o key=value``).
+SignFlipsOptions = options_from(sign_flips)
+
+
+@register_solver("sign-flips", SignFlipsOptions, "Search over sign vectors: block flips coarse to fine, each "
+                 "candidate one query at the incumbent's value (RayS's search)", search_space="sign vectors")
+def _sign_flips(opts: SignFlipsOptions, context: SolverContext) -> Chain:
+    return sign_flips(context.dim, context.shape, **dataclasses.asdict(opts))
