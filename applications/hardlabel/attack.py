@@ -24,11 +24,11 @@ from zeroopt.errors import attach_partial_result, partial_result
 from .adapters import LabelModel, as_label_model
 from .boundary import BoundaryOracleGroup, ImageState
 from .config import (
-    DEFAULT_SOLVER,
     AttackConfig,
     boundary_context,
     check_inputs,
     check_solver_options,
+    default_solver,
     explains_misplaced_keywords,
     initial_precision,
     limit_blas,
@@ -57,7 +57,7 @@ def attack(
     *,
     target: ArrayLike | None = None,
     budget: int = 20_000,
-    solver: str = DEFAULT_SOLVER,
+    solver: str | None = None,
     seed: int | Sequence[int] | None = None,
     bounds: tuple[ArrayLike, ArrayLike] = (0.0, 1.0),
     norm: float | str = 2,
@@ -98,9 +98,10 @@ def attack(
         ``start=Start(target_pool=(x, y))``.
     budget : int, default 20_000
         Per-input hard cap on model queries (every sample sent to the model counts one).
-    solver : str, default ``"sign-growing"``
+    solver : str, optional
         Any solver of :func:`zeroopt.list_solvers`: ``"rgf"`` is the paper's, ``"sign"`` Sign-OPT's (one-query
-        comparisons). Why the default is the default: docs/attack.md.
+        comparisons). ``None`` (default): ``"sign-growing"`` in L2, ``"sign-flips"`` (a search over sign vectors)
+        in L∞ (:func:`~.config.default_solver`). Why the defaults are the defaults: docs/attack.md.
     seed : int, sequence of int or None, default None
         Seed for every random choice (``None``: one fresh draw). Each input's randomness depends on ``seed``
         only, not on its position in the batch; a sequence of N seeds gives each input its own. A batch gives
@@ -180,6 +181,7 @@ def attack(
     """
     started = time.perf_counter()
     # 1. Validate the common arguments, the pieces and the solver's options.
+    solver = default_solver(norm) if solver is None else solver
     x, lo, hi = check_inputs(x0, budget, solver, bounds)
     distance = as_distance(norm)
     cfg = AttackConfig.of(start=start, race=race, boundary_search=boundary_search, runs=runs, polish=polish,

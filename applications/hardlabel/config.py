@@ -26,21 +26,31 @@ from zeroopt.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
 
 from .boundary import PAPER_LOCAL_GROWTH
 from .bounds import check_inside, flat_bounds
+from .distance import LINF, as_distance
 from .inputs import as_batch
 from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Verify, field_names
 
 __all__ = [
-    "CHEAP_START", "DEFAULT_SOLVER", "N_INITIAL_DIRECTIONS", "REFERENCE_START", "SETTINGS",
+    "CHEAP_START", "DEFAULT_LINF_SOLVER", "DEFAULT_SOLVER", "N_INITIAL_DIRECTIONS", "REFERENCE_START", "SETTINGS",
     "AttackConfig",
-    "attack_keywords", "attack_solvers", "boundary_context", "check_inputs", "check_solver_options",
+    "attack_keywords", "attack_solvers", "boundary_context", "check_inputs", "default_solver", "check_solver_options",
     "explains_misplaced_keywords",
     "initial_precision", "limit_blas", "misplaced_keywords", "numpy_blas_paths", "seeds_for",
 ]
 
 #: The attack's default solver ("rgf" is the paper's); why: docs/attack.md.
 DEFAULT_SOLVER = "sign-growing"
+#: The L∞ attack's default: a search over sign vectors, the vertex directions where an L∞ radius is smallest
+#: (docs/attack.md).
+DEFAULT_LINF_SOLVER = "sign-flips"
 #: The reference code's initial search: 100 random directions (untargeted) or target examples (targeted).
 N_INITIAL_DIRECTIONS = 100
+
+
+def default_solver(norm: Any) -> str:
+    """The solver an attack in ``norm`` runs when none is named: :data:`DEFAULT_LINF_SOLVER` for L∞,
+    :data:`DEFAULT_SOLVER` otherwise."""
+    return DEFAULT_LINF_SOLVER if as_distance(norm) == LINF else DEFAULT_SOLVER
 
 
 @dataclass(frozen=True)
@@ -217,7 +227,8 @@ def explains_misplaced_keywords(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         stray = {k: v for k, v in kwargs.items() if k not in own}
         if stray:
-            raise TypeError(misplaced_keywords(stray, kwargs.get("solver", DEFAULT_SOLVER), own))
+            solver = kwargs.get("solver") or default_solver(kwargs.get("norm", 2))
+            raise TypeError(misplaced_keywords(stray, solver, own))
         return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
