@@ -12,7 +12,9 @@ A plugin reaches the registry in three ways, all through one loader:
   callable (``[project.entry-points."zeroopt.solvers"]`` / ``spsa = "mypkg.solvers"`` in a pyproject.toml):
   loaded the first time a solver name is not registered.
 
-Loading is idempotent: a plugin loaded twice (by module name, path or variable) runs once.
+Loading is idempotent: a plugin loaded twice (by module name, path or variable, the same file by its path and
+then by its module name or the other way round) runs once. A plugin that fails part way (an error, or a call of
+``sys.exit``, which is reported as an error of the plugin) leaves nothing registered, so a corrected retry works.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from .registry import list_solvers
 
@@ -88,15 +92,50 @@ def _import_file(path: Path, spec: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses and pickling look the module up by name while it runs
     try:
         module_spec.loader.exec_module(module)
-    except Exception as err:
+    except BaseException as err:
         del sys.modules[name]
+        if isinstance(err, SystemExit):
+            raise PluginError(_exit_message(f"plugin {spec!r} (file {path})", "importing it", err)) from None
+        if not isinstance(err, Exception):  # KeyboardInterrupt and the like: what they are
+            raise
         raise PluginError(f"plugin {spec!r} (file {path}) failed to import: {type(err).__name__}: {err}") from err
     return module
 
 
+def _exit_message(what: str, doing: str, err: SystemExit) -> str:
+    """The words for a plugin that called ``sys.exit``: it ends no command line; it is an error of the plugin."""
+    return (f"{what} called sys.exit({err.code!r}) while {doing}; a plugin must only register solvers "
+            "(zeroopt.register_solver), not end the program")
+
+
+def _module_of_file(path: Path) -> ModuleType | None:
+    """The module already imported from the file ``path`` (by another name or path), if any."""
+    for module in list(sys.modules.values()):
+        where = getattr(module, "__file__", None)
+        if isinstance(where, str) and os.path.basename(where) == path.name and Path(where).resolve() == path:
+            return module
+    return None
+
+
+def _file_of_module(module: str) -> Path | None:
+    """The ``.py`` file that importing ``module`` would run, when it is not imported yet (else ``None``)."""
+    if module in sys.modules:
+        return None
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # a missing package above it: the import proper says so
+        return None
+    origin = getattr(found, "origin", None)
+    return Path(origin).resolve() if isinstance(origin, str) and origin.endswith(".py") else None
+
+
 def _import_module(module: str, spec: str) -> ModuleType:
     try:
-        return importlib.import_module(module)
+        where = _file_of_module(module)
+        same = None if where is None else _module_of_file(where)  # loaded by its path before: the same plugin
+        return same if same is not None else importlib.import_module(module)
+    except SystemExit as err:
+        raise PluginError(_exit_message(f"plugin {spec!r}", "importing it", err)) from None
     except ModuleNotFoundError as err:
         if err.name is not None and (module == err.name or module.startswith(err.name + ".")):
             raise PluginError(f"plugin {spec!r}: no module named {module!r} on sys.path ({_sys_path()}); install "
@@ -163,13 +202,14 @@ def load_plugin(spec: str | os.PathLike[str], *, export: bool = True) -> tuple[s
         given = os.fspath(spec)
         if key not in _LOADED:
             before = set(list_solvers())
-            if _is_path(key):
-                module = _import_file(Path(key), given)
-            else:
-                name, _, attr = key.partition(":")
-                module = _import_module(name, given)
-                if attr:
-                    _call(module, attr, given)
+            with _undone_on_failure():
+                if _is_path(key):
+                    module = _module_of_file(Path(key)) or _import_file(Path(key), given)
+                else:
+                    name, _, attr = key.partition(":")
+                    module = _import_module(name, given)
+                    if attr:
+                        _call(module, attr, given)
             new = tuple(sorted(set(list_solvers()) - before)) or _registered_by(module.__name__)
             if not new:
                 raise PluginError(f"plugin {given!r} ({getattr(module, '__file__', None) or module.__name__}) "
@@ -178,6 +218,23 @@ def load_plugin(spec: str | os.PathLike[str], *, export: bool = True) -> tuple[s
         if export:
             _export(key)
         return _LOADED[key]
+
+
+@contextmanager
+def _undone_on_failure() -> Iterator[None]:
+    """Undo the registrations (solvers, samplers) of a plugin that fails part way, so a corrected retry can
+    register the same names."""
+    from . import registry, samplers
+
+    tables: list[dict[str, Any]] = [registry._REGISTRY, samplers._SAMPLERS]
+    before = [set(table) for table in tables]
+    try:
+        yield
+    except BaseException:
+        for table, known in zip(tables, before, strict=True):
+            for name in set(table) - known:
+                del table[name]
+        raise
 
 
 def _call(module: ModuleType, attr: str, spec: str) -> None:
@@ -191,6 +248,8 @@ def _call(module: ModuleType, attr: str, spec: str) -> None:
         raise PluginError(f"plugin {spec!r}: {attr!r} is not callable (it should register solvers when called)")
     try:
         target()
+    except SystemExit as err:
+        raise PluginError(_exit_message(f"plugin {spec!r}", f"{attr}() ran", err)) from None
     except Exception as err:
         raise PluginError(f"plugin {spec!r}: {attr}() failed: {type(err).__name__}: {err}") from err
 

@@ -252,6 +252,9 @@ def _try_import(module_name: str, spec: str) -> Any:
         if err.name is not None and (module_name == err.name or module_name.startswith(err.name + ".")):
             return None
         raise ValueError(f"{spec}: importing {module_name} failed: {type(err).__name__}: {err}") from None
+    except SystemExit as err:  # the module's code ended the program while being imported: an error of it
+        raise ValueError(f"{spec}: importing {module_name} called sys.exit({err.code!r}); a model module must "
+                         "define the model function, not end the program") from None
     except Exception as err:  # the module's own code failed: say where, with its error
         raise ValueError(f"{spec}: importing {module_name} raised {type(err).__name__}: {err}") from None
 
@@ -292,7 +295,12 @@ def load_model(spec: str, *, arch: str | None = None, device: str | None = None)
         if spec.endswith(LIGHTGBM_SUFFIXES):
             import lightgbm
 
-            booster = lightgbm.Booster(model_file=spec)
+            try:
+                booster = lightgbm.Booster(model_file=spec)
+            except lightgbm.basic.LightGBMError as err:
+                raise ValueError(f"{spec}: not a LightGBM model file ({str(err).strip()}); a file ending in "
+                                 f"{', '.join(LIGHTGBM_SUFFIXES)} is read as one: save the model with "
+                                 "booster.save_model(path)") from None
             return LoadedModel(spec, booster, None)
         raise ValueError(
             f"{spec}: a weights file needs its architecture (--arch {'/'.join(ARCHITECTURES)}); LightGBM model "
@@ -305,8 +313,13 @@ def load_model(spec: str, *, arch: str | None = None, device: str | None = None)
             raise ValueError(f"{spec}: {attr!r} is not a callable of module {module_name!r}")
         try:
             made = factory()
+        except SystemExit as err:  # sys:exit, builtins:exit, or a function that ends the program: no model
+            raise ValueError(f"{spec}: the model function called sys.exit({err.code!r}) instead of returning a "
+                             "model; name a function that returns the model") from None
         except Exception as err:  # the caller's code: name it and its error, not our frames
             raise ValueError(f"{spec}: the model function raised {type(err).__name__}: {err}") from None
+        if made is None:
+            raise ValueError(f"{spec}: the model function returned None, not a model (a missing return?)")
         if device is not None and _is_torch(made):
             made = made.to(check_device(device))
         return LoadedModel(spec, made, None)

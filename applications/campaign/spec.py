@@ -107,6 +107,8 @@ class Campaign:
                 raise ValueError(f"a campaign needs at least one of {what}")
         if any(int(b) <= 0 for b in self.budgets):
             raise ValueError(f"budgets must be positive query counts, got {self.budgets}")
+        if any(int(s) < 0 for s in self.seeds):
+            raise ValueError(f"seeds must be non-negative integers (e.g. {_EXAMPLES['seeds']}), got {self.seeds}")
         if self.chunk < 1:
             raise ValueError(f"chunk must be >= 1 input per attack call, got {self.chunk}")
         if self.inputs is None and (self.n is None or self.n < 1):

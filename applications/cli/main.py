@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         err.show()
         return err.exit_code
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        click.echo("interrupted (Ctrl-C): stopped; what was stored before stays stored", err=True)
         return 130
     except sqlite3.Error as err:  # every database operation explains its errors; this names any other one
         from applications.campaign.db import ResultsDBError
