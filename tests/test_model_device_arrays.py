@@ -30,6 +30,9 @@ CASES = {
                               "start": Start(target_pool=(x[100:400], y[100:400]))},
     "linf": lambda x, y: {"budget": 600, "norm": np.inf},
     "race-with-state": lambda x, y: {"budget": 1200, "race": Race(race_starts=2, race_keeps_state=True)},
+    # The tournament starts hand their winner back as a tensor of the model's (no .copy() on a Tensor).
+    "tournament": lambda x, y: {"budget": 300, "start": Start(initial_selection="tournament")},
+    "halving-tournament": lambda x, y: {"budget": 300, "start": Start(initial_selection="halving-tournament")},
 }
 
 

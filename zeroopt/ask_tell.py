@@ -102,7 +102,7 @@ class AskTell:
         """Answer the points of the last :meth:`ask` with their objective values, in the same order.
 
         ``ValueError`` (the run is unchanged, so a corrected ``tell`` may follow) for values of the wrong
-        length or that are not finite; ``RuntimeError`` for a ``tell`` with no ``ask`` before it.
+        length, complex or not finite; ``RuntimeError`` for a ``tell`` with no ``ask`` before it.
         """
         if self._result is not None:
             raise RuntimeError("the run has ended: there is nothing to tell; read opt.result")
@@ -111,6 +111,8 @@ class AskTell:
         if not self._handed:
             raise RuntimeError("tell() answers the points of the last ask(): call opt.ask() first (each ask is "
                                "answered by one tell)")
+        if np.iscomplexobj(values):  # as minimize refuses an objective's complex value (numpy would drop .imag)
+            raise ValueError(f"tell() takes one real value per asked point, got complex values {values!r}")
         try:
             arr = np.asarray(values, dtype=float).reshape(-1)
         except (TypeError, ValueError) as err:

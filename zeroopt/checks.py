@@ -126,6 +126,8 @@ def as_scalar_value(value: object) -> float:
     """One objective value as a float: :class:`ObjectiveError` (a ``TypeError``) for ``None`` or a non-number."""
     if value is None:
         raise ObjectiveError(NONE_MESSAGE)
+    if np.iscomplexobj(value):  # numpy would drop the imaginary part with only a warning
+        raise ObjectiveError(f"the objective must return a real number, got {value!r} (complex)")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as err:

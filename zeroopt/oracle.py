@@ -206,7 +206,10 @@ class CallableOracle(Oracle):
             raw_out = self.fun(copy(points.reshape((len(points), *self.shape))))
             if raw_out is None:
                 raise ObjectiveError(NONE_MESSAGE)
-            raw = np.asarray(host(raw_out), dtype=float)
+            raw_host = host(raw_out)
+            if np.iscomplexobj(raw_host):
+                raise ObjectiveError(f"the batched objective must return real numbers, got dtype {raw_host.dtype}")
+            raw = np.asarray(raw_host, dtype=float)
             if raw.shape != (len(points),):
                 raise ValueError(
                     f"batched objective returned shape {raw.shape} for {len(points)} points; "

@@ -189,6 +189,8 @@ def attack(
     options = check_solver_options(solver_options, solver)
     n, shape = x.shape[0], x.shape[1:]
     # 2. Adapt the model to a hard-label oracle.
+    if isinstance(model, LabelModel):
+        cfg.model_options.check_wrapped(model)
     label_model: LabelModel = model if isinstance(model, LabelModel) else as_label_model(
         model, n_classes=n_classes, batch_size=cfg.model_options.batch_for(model))
     calls_before, k = label_model.calls, n_classes if n_classes is not None else label_model.n_classes

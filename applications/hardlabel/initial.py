@@ -33,8 +33,8 @@ from .record import record_search
 from .tournament import tournament
 
 __all__ = [
-    "already_adversarial", "fallback_candidates", "flat_pool", "fresh_initial_search", "initial_candidates",
-    "initial_directions", "initial_search", "uniform_candidates",
+    "already_adversarial", "fallback_candidates", "fallback_picks", "flat_pool", "fresh_initial_search",
+    "initial_candidates", "initial_directions", "initial_search", "uniform_candidates",
 ]
 
 SELECTIONS = ("tournament", "halving-tournament", "record", "bisect-all")
@@ -110,31 +110,61 @@ def uniform_candidates(
     return out
 
 
-def fallback_candidates(
+def fallback_picks(
     images: list[ImageState],
     todo: list[int],
     rngs: list[np.random.Generator],
     n_initial: int,
     tgt: NDArray[np.int64] | None,
     target_pool: tuple[NDArray[np.float64], NDArray[np.int64]] | None,
+) -> dict[int, NDArray[np.int64]]:
+    """Per untargeted input, the rows of ``target_pool`` (labelled differently) its fallback would try first.
+
+    Only indices are drawn, from each input's generator, for every input of ``todo`` whether or not it will need
+    its fallback, so that every generator moves the same way whatever the model answers. Empty for a targeted
+    attack (no fallback) or without a pool.
+    """
+    if tgt is not None or target_pool is None:
+        return {}
+    py = target_pool[1]
+    out: dict[int, NDArray[np.int64]] = {}
+    for i in todo:
+        other = np.flatnonzero(py != images[i].label)
+        out[i] = other[rngs[i].permutation(len(other))[:n_initial]]
+    return out
+
+
+def fallback_candidates(
+    images: list[ImageState],
+    needy: list[int],
+    picks: dict[int, NDArray[np.int64]],
+    target_pool: tuple[NDArray[np.float64], NDArray[np.int64]] | None,
+    tgt: NDArray[np.int64] | None,
 ) -> dict[int, NDArray[np.float64]]:
     """Untargeted inputs whose random directions all fail try directions toward inputs of other classes.
 
-    Candidates: examples of ``target_pool`` labelled differently (if given), then the other inputs of the
-    batch with a different label. Used only when every random direction failed, so inputs that random
-    directions serve get exactly the results of one-at-a-time attacks.
+    Candidates: the examples of ``target_pool`` that :func:`fallback_picks` drew (if a pool is given), then the
+    other inputs of the batch with a different label. Used only when every random direction failed, so inputs
+    that random directions serve get exactly the results of one-at-a-time attacks. Each input gets at most as
+    many candidates as it has queries left (one query asks one candidate; those past it could never be asked),
+    so a batch of N inputs builds at most N × budget of them, not N²; inputs with none are left out.
     """
     if tgt is not None:
         return {}
     out: dict[int, NDArray[np.float64]] = {}
-    for i in todo:
-        x0, parts = images[i].x0, []
-        if target_pool is not None:
-            px, py = target_pool
-            other = px[py != images[i].label]
-            parts.append(other[rngs[i].permutation(len(other))[:n_initial]])
-        parts.append(np.array([img.x0 for img in images if img.label != images[i].label]).reshape(-1, x0.size))
-        out[i] = np.concatenate(parts) - x0
+    for i in needy:
+        x0, label, left = images[i].x0, images[i].label, images[i].ledger.remaining
+        room = len(images) + len(picks.get(i, ())) if not math.isfinite(left) else max(0, int(left))
+        rows: list[NDArray[np.float64]] = []
+        if target_pool is not None and i in picks:
+            rows += list(target_pool[0][picks[i][:room]])
+        for img in images:
+            if len(rows) >= room:
+                break
+            if img.label != label:
+                rows.append(img.x0)
+        if rows:
+            out[i] = np.array(rows).reshape(-1, x0.size) - x0
     return out
 
 
@@ -240,14 +270,14 @@ def initial_directions(
                 for _ in range(starts if racing else 1)]
     if tgt is None and start.n_uniform > 0:
         families.append(uniform_candidates(group, todo, rngs, start.n_uniform))
-    fallback = fallback_candidates(group.images, todo, rngs, start.n_initial, tgt, pool)
+    picks = fallback_picks(group.images, todo, rngs, start.n_initial, tgt, pool)
     if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
     for candidates in families:
         for i, (theta, value) in initial_search(group, candidates, eps, start.initial_selection).items():
             winners[i].append((theta, value, eps))
-    missing = {i: fallback[i] for i in todo if not winners[i] and len(fallback.get(i, ()))}
+    missing = fallback_candidates(group.images, [i for i in todo if not winners[i]], picks, pool, tgt)
     if missing:
         # Every family failed: directions toward inputs of other classes (a network can label every random-noise
         # direction from an input as the input's class: docs/attack.md).

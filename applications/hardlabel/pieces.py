@@ -301,7 +301,8 @@ class Verify:
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """How the model is wrapped as a label oracle. Ignored when the model already is a ``LabelModel``.
+    """How the model is wrapped as a label oracle. A model that already is a ``LabelModel`` keeps its own batch size:
+    a ``batch_size`` other than ``"auto"`` and the ``LabelModel``'s is refused (``ValueError``), never ignored.
 
     Parameters
     ----------
@@ -345,6 +346,20 @@ class ModelOptions:
         if self.arrays == "numpy" or device is None:
             return None
         return device if self.arrays == "model" or getattr(device, "type", "cpu") != "cpu" else None
+
+    def check_wrapped(self, label_model: Any) -> None:
+        """Refuse a ``batch_size`` that a model already wrapped as a ``LabelModel`` would not honour.
+
+        Raises
+        ------
+        ValueError
+            When ``batch_size`` is not ``"auto"`` and differs from ``label_model.batch_size``.
+        """
+        own = getattr(label_model, "batch_size", None)
+        if self.batch_size != "auto" and self.batch_size != own:
+            raise ValueError(f"ModelOptions(batch_size={self.batch_size!r}) cannot apply: the model is already a "
+                             f"LabelModel with batch_size={own!r}; make it with as_label_model(model, batch_size="
+                             f"{self.batch_size!r}), or leave ModelOptions' batch_size at 'auto'")
 
     def batch_for(self, model: Any) -> int | None:
         """The batch size to wrap ``model`` with: ``"auto"`` is 4096 for a torch module on a GPU, else 256."""

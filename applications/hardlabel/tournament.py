@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from zeroopt.arrays import copy
+
 from .boundary import BoundaryOracleGroup, RaySearch
 
 __all__ = ["FIRST_SHRINK", "FINEST_RATIO", "tournament"]
@@ -114,5 +116,5 @@ def tournament(
     for s, (i, b) in zip(finals, brackets.items(), strict=True):
         # A bisection cut short by the budget still leaves a known adversarial radius: its upper end.
         value = s.value if s.done and np.isfinite(s.value) else s.hi
-        out[i] = (b.alive[0].copy(), float(min(value, b.upper)))
+        out[i] = (copy(b.alive[0]), float(min(value, b.upper)))  # a numpy array or a tensor of the model's
     return out

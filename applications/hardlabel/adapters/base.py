@@ -202,6 +202,9 @@ class LabelModel:
         self.samples += n
         try:
             raw = self._invoke(chunk if self._copies_input else _own_copy(chunk))
+        except SystemExit as err:  # the model's own code: an error of the model, not the end of the program
+            raise ModelOutputError(f"the {self.kind} model called sys.exit({err.code!r}) instead of returning "
+                                   f"labels or scores (input: shape {tuple(chunk.shape)})") from None
         except Exception as err:
             hint = ""
             torch = _torch()
@@ -251,6 +254,9 @@ def describe(raw: Any) -> str:
 def _as_numpy_output(raw: Any, kind: str) -> np.ndarray:
     torch = _torch()
     if torch is not None and isinstance(raw, torch.Tensor):
+        if raw.is_complex():
+            raise ModelOutputError(f"the {kind} model returned complex values ({describe(raw)}); expected real "
+                                   "labels (n,) or scores (n, K)")
         tensor = raw.detach().cpu()
         if tensor.dtype in (torch.float16, torch.bfloat16):
             tensor = tensor.float()  # numpy has no bfloat16
@@ -259,6 +265,9 @@ def _as_numpy_output(raw: Any, kind: str) -> np.ndarray:
         out = np.asarray(raw)
     except Exception as err:  # ragged lists and the like
         raise ModelOutputError(f"the {kind} model returned {describe(raw)}, which is not an array") from err
+    if np.iscomplexobj(out):
+        raise ModelOutputError(f"the {kind} model returned complex values ({describe(raw)}); expected real labels "
+                               "(n,) or scores (n, K)")
     if not (np.issubdtype(out.dtype, np.number) or out.dtype == np.bool_):
         raise ModelOutputError(
             f"the {kind} model returned {describe(raw)}; expected numeric labels (n,) or scores (n, K)"
