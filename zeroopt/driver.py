@@ -316,7 +316,8 @@ def minimize(
         Hard cap on oracle cost units (function evaluations, model queries); never exceeded. A positive
         integer (``TypeError`` for any other type, ``100.0`` included; ``ValueError`` for <= 0).
     seed
-        Seed for every random choice (int, SeedSequence or Generator); same seed, same run, bit for bit.
+        Seed for every random choice (int, SeedSequence or Generator); same seed, same run, bit for bit, with the
+        same number of BLAS threads (linear algebra, as in ``trust-region``, may round differently with another).
     callbacks
         A callable ``cb(record) -> bool | None``, or several, called after every iteration; True stops the run.
     max_iter
