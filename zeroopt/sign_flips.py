@@ -204,8 +204,8 @@ def sign_flips(
     shape: tuple[int, ...] | None = None,
     *,
     q: int = 1,
-    layout: BlockLayout = "memory",
-    relative_eps: float = 1e-3,
+    layout: BlockLayout = "tiles",
+    relative_eps: float = 1e-2,
 ) -> Chain:
     """The sign-vector search as a chain: ``q`` block flips a round, each asked at the incumbent's value.
 
@@ -214,11 +214,14 @@ def sign_flips(
     dim, shape
         The problem's dimension and, for an image, its shape (``layout="tiles"`` reads it).
     q
-        Candidates per round, asked together (one model call for all of them where the oracle batches).
+        Candidates per round, asked together (one model call for all of them where the oracle batches); one
+        a round takes each improvement before the next candidate is formed, as RayS does.
     layout
-        How blocks are formed (:data:`BLOCK_LAYOUTS`).
+        How blocks are formed (:data:`BLOCK_LAYOUTS`): square tiles of an image (an image's neighbouring pixels
+        move its boundary together), memory ranges for anything else.
     relative_eps
-        The precision a candidate below the incumbent is searched to, relative to its value.
+        The precision a candidate below the incumbent is searched to, relative to its value: that value is only
+        the level the next candidates are asked at, and each halving of a finer bracket costs a query.
     """
     if int(q) < 1:
         raise ValueError(f"q must be a positive number of candidates a round, got {q!r}")

@@ -29,6 +29,7 @@ from .config import (
     check_inputs,
     check_solver_options,
     default_solver,
+    default_start,
     explains_misplaced_keywords,
     initial_precision,
     limit_blas,
@@ -122,7 +123,8 @@ def attack(
         The number of classes, where the model cannot tell (torch modules, callables): labels are then checked
         before the first query. A plain keyword, not a piece's setting, as most calls on a torch model give it.
     start : Start, optional
-        The initial search (default ``Start()``: 30 low-frequency candidates, the record search).
+        The initial search (default ``Start()``: 30 low-frequency candidates, the record search; in L∞
+        ``Start(n_initial=1)``, :data:`~.config.LINF_START`).
     race : Race, optional
         The race between independent starts (default ``Race()``: sized by the budget, ``race_starts="auto"``).
     boundary_search : BoundarySearch, optional
@@ -184,6 +186,7 @@ def attack(
     solver = default_solver(norm) if solver is None else solver
     x, lo, hi = check_inputs(x0, budget, solver, bounds)
     distance = as_distance(norm)
+    start = default_start(norm) if start is None else start
     cfg = AttackConfig.of(start=start, race=race, boundary_search=boundary_search, runs=runs, polish=polish,
                           verify=verify, model_options=model_options)
     options = check_solver_options(solver_options, solver)

@@ -31,9 +31,10 @@ from .inputs import as_batch
 from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Verify, field_names
 
 __all__ = [
-    "CHEAP_START", "DEFAULT_LINF_SOLVER", "DEFAULT_SOLVER", "N_INITIAL_DIRECTIONS", "REFERENCE_START", "SETTINGS",
-    "AttackConfig",
-    "attack_keywords", "attack_solvers", "boundary_context", "check_inputs", "default_solver", "check_solver_options",
+    "CHEAP_START", "DEFAULT_LINF_SOLVER", "DEFAULT_SOLVER", "LINF_START", "N_INITIAL_DIRECTIONS", "REFERENCE_START",
+    "SETTINGS", "AttackConfig",
+    "attack_keywords", "attack_solvers", "boundary_context", "check_inputs", "check_solver_options", "default_solver",
+    "default_start",
     "explains_misplaced_keywords",
     "initial_precision", "limit_blas", "misplaced_keywords", "numpy_blas_paths", "seeds_for",
 ]
@@ -47,10 +48,22 @@ DEFAULT_LINF_SOLVER = "sign-flips"
 N_INITIAL_DIRECTIONS = 100
 
 
+#: The L∞ attack's start: one random direction. A random ray meets an L∞ boundary near the box's corner, whichever
+#: direction it takes, so more directions buy little, and the sign search explores the cube's vertices itself
+#: from its first rounds (the whole vector flipped, then halves).
+LINF_START = Start(n_initial=1)
+
+
 def default_solver(norm: Any) -> str:
     """The solver an attack in ``norm`` runs when none is named: :data:`DEFAULT_LINF_SOLVER` for L∞,
     :data:`DEFAULT_SOLVER` otherwise."""
     return DEFAULT_LINF_SOLVER if as_distance(norm) == LINF else DEFAULT_SOLVER
+
+
+def default_start(norm: Any) -> Start:
+    """The start an attack in ``norm`` takes when none is given: :data:`LINF_START` for L∞, ``Start()``
+    otherwise."""
+    return LINF_START if as_distance(norm) == LINF else Start()
 
 
 @dataclass(frozen=True)
