@@ -108,3 +108,16 @@ def test_the_linf_default_ends_near_the_exact_minimum_of_a_linear_model() -> Non
     l2_default = attack(model, x, np.zeros(len(x), dtype=int), budget=600, seed=0, norm=np.inf, n_classes=2,
                         solver="sign-growing")
     assert np.median(l2_default.distortion / exact) > 1.05  # the descent on ℝᵈ stays further away
+
+
+def test_an_linf_attack_never_prunes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Taking coordinates out of a perturbation leaves its largest: the polish pass is an L2 one only."""
+    from applications.hardlabel import attack
+
+    asked: list[str] = []
+    real = zeroopt.pruning
+    monkeypatch.setattr(zeroopt, "pruning", lambda *a, **k: asked.append("prune") or real(*a, **k))
+    model, x, _ = _linear_two_class(16, seed=2)
+    for norm in (np.inf, 2):
+        attack(model, x[:1], np.zeros(1, dtype=int), budget=300, seed=0, norm=norm, n_classes=2)
+    assert asked == ["prune"]  # the L2 attack's only

@@ -36,7 +36,7 @@ from .config import (
     progress_bar,
     seeds_for,
 )
-from .distance import as_distance
+from .distance import L2, as_distance
 from .initial import already_adversarial, fresh_initial_search, initial_directions
 from .inputs import as_labels, check_labels_fit
 from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Verify
@@ -243,12 +243,15 @@ def attack(
         # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left (once a
         # run's basin is spent, from a new initial search).
         fresh = None
+        # Pruning takes coordinates out of a perturbation, which shortens it in L2 but not in L∞ (its largest
+        # coordinate stays), so an L∞ attack never prunes.
+        prunes = cfg.polish.prune and distance == L2
         if cfg.runs.fresh_restarts:
             fresh = fresh_initial_search(group, members, rngs, cfg, shape, tgt, eps0, context, built)
         try:
             ran = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members,
                                      f0=g0, f0_eps=eps0, max_iter=cfg.runs.max_iter, restarts=cfg.runs.restarts,
-                                     fresh_start=fresh, polish=zeroopt.pruning() if cfg.polish.prune else None,
+                                     fresh_start=fresh, polish=zeroopt.pruning() if prunes else None,
                                      polish_reserve=cfg.polish.polish_reserve, states=states)
         except BaseException as err:
             ran = partial_result(err)  # one partial OptimizeResult per run

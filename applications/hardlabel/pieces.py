@@ -263,7 +263,8 @@ class Polish:
     ----------
     prune : bool
         Whether the coordinates the boundary does not need go back to x0's (:func:`zeroopt.pruning`, the polish
-        of :func:`zeroopt.solve_many`); the descent goes on from the pruned point.
+        of :func:`zeroopt.solve_many`); the descent goes on from the pruned point. L2 only: an L∞ attack never
+        prunes (taking coordinates out leaves a perturbation's largest one).
     polish_reserve : int
         Queries left in each input's budget when the pass runs.
     """
