@@ -53,12 +53,13 @@ def our_linf_solver(result: Any = None) -> str:
     Returns
     -------
     str
-        That solver's name, or :data:`applications.hardlabel.DEFAULT_SOLVER` where no run names one.
+        That solver's name, or the L∞ default (:func:`applications.hardlabel.default_solver`) where no run
+        names one.
     """
-    from applications.hardlabel import DEFAULT_SOLVER
+    from applications.hardlabel import default_solver
 
     ran = (getattr(r, "solver", None) for r in getattr(result, "solver_results", None) or [])
-    return next((str(s) for s in ran if s), DEFAULT_SOLVER)
+    return next((str(s) for s in ran if s), default_solver(np.inf))
 
 
 def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[str] | None = None,
