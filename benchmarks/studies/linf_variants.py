@@ -72,7 +72,9 @@ def page(rows: list[dict[str, Any]], command: str) -> list[str]:
     for (exp, budget), default in {(r["experiment"], r["budget"]): r for r in rows
                                    if r["variant"] == "default"}.items():
         for r in (r for r in rows if r["experiment"] == exp and r["budget"] == budget):
-            ratio = np.median(np.asarray(r["values"]) / np.asarray(default["values"]))
+            with np.errstate(divide="ignore", invalid="ignore"):  # both failed: a tie, 1
+                per_input = np.asarray(r["values"], dtype=float) / np.asarray(default["values"], dtype=float)
+            ratio = np.median(np.where(np.isnan(per_input), 1.0, per_input))
             lines.append(f"| {exp} | {budget} | {r['variant']} | {np.median(r['values']):.4f} | {ratio:.3f} |")
     return lines
 
