@@ -13,6 +13,9 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 __all__ = ["count", "counts", "folder_problem", "memory_problem", "number", "numbers"]
 
@@ -51,18 +54,7 @@ def counts(minimum: int = 1, maximum: int | None = None) -> Callable[[str], tupl
     >>> counts(1, 53)("7,9")
     (7, 9)
     """
-    one = count(minimum, maximum)
-
-    def parse(text: str) -> tuple[int, ...]:
-        parts = [p for p in text.split(",") if p.strip()]
-        if not parts:
-            raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
-        try:
-            return tuple(one(p) for p in parts)
-        except argparse.ArgumentTypeError as err:
-            raise argparse.ArgumentTypeError(f"{err} in {text!r}" if len(parts) > 1 else str(err)) from None
-
-    return parse
+    return _listed(count(minimum, maximum))
 
 
 def number(*, minimum: float = 0.0, strict: bool = True, infinite: bool = False) -> Callable[[str], float]:
@@ -96,9 +88,13 @@ def numbers(*, minimum: float = 0.0, strict: bool = True) -> Callable[[str], tup
     >>> numbers()("0.1,0.2")
     (0.1, 0.2)
     """
-    one = number(minimum=minimum, strict=strict)
+    return _listed(number(minimum=minimum, strict=strict))
 
-    def parse(text: str) -> tuple[float, ...]:
+
+def _listed(one: Callable[[str], T]) -> Callable[[str], tuple[T, ...]]:
+    """An argparse type: a comma-separated list (at least one item), each item parsed by ``one``."""
+
+    def parse(text: str) -> tuple[T, ...]:
         parts = [p for p in text.split(",") if p.strip()]
         if not parts:
             raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
