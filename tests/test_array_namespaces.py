@@ -24,16 +24,26 @@ WEIGHTS = np.linspace(1.0, 10.0, 12)  # an ill-conditioned quadratic: runs that 
 OPTIONS = {"rgf-fixed": {"lipschitz": 2 * float(WEIGHTS.max())}}
 
 
-class Recording:
-    """f(x) = Σ wᵢ xᵢ², noting the type of every point it is asked about."""
+#: Where a search over sign vectors minimises :class:`Recording`'s objective: a pattern of both signs, so its runs
+#: go somewhere from ``ones(12)`` (every sign vector of one length is as far from 0).
+SIGN_TARGET = np.where(np.arange(12) % 3 == 0, -1.0, 1.0)
 
-    def __init__(self, weights: object) -> None:
-        self.weights = weights
+
+def target_for(name: str) -> np.ndarray:
+    """The minimiser of the test's quadratic for solver ``name``: 0, or :data:`SIGN_TARGET` for a sign search."""
+    return SIGN_TARGET if zeroopt.get_solver(name).search_space == "sign vectors" else np.zeros(12)
+
+
+class Recording:
+    """f(x) = Σ wᵢ (xᵢ − tᵢ)², noting the type of every point it is asked about."""
+
+    def __init__(self, weights: object, target: object = 0.0) -> None:
+        self.weights, self.target = weights, target
         self.types: set[str] = set()
 
     def __call__(self, x: object) -> float:
         self.types.add(type(x).__name__)
-        return float((self.weights * x * x).sum())
+        return float((self.weights * (x - self.target) ** 2).sum())
 
 
 #: Within this share of the way from f(x0) to the minimum f*, the values' last bits decide a run's steps: the two
@@ -65,7 +75,8 @@ def test_the_built_in_solvers_are_all_here() -> None:
 @pytest.mark.parametrize("budget", [300, 600])
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_torch_run_equals_numpy_run(name: str, budget: int) -> None:
-    f_np, f_torch = Recording(WEIGHTS), Recording(torch.as_tensor(WEIGHTS))
+    t = target_for(name)
+    f_np, f_torch = Recording(WEIGHTS, t), Recording(torch.as_tensor(WEIGHTS), torch.as_tensor(t))
     a = zeroopt.minimize(f_np, np.ones(12), solver=name, budget=budget, seed=1, **OPTIONS.get(name, {}))
     b = zeroopt.minimize(f_torch, torch.ones(12, dtype=torch.float64), solver=name, budget=budget, seed=1,
                          **OPTIONS.get(name, {}))
@@ -103,6 +114,8 @@ def test_torch_run_equals_numpy_run_on_the_attacks_objective(name: str, context:
     if zeroopt.get_solver(name).refusal(CONTEXTS[context]):
         pytest.skip(f"{name} refuses iterates on the unit sphere (tests/test_hardlabel_attack.py checks the refusal)")
     x0 = 2.0 * NORMAL + 0.3 * np.random.default_rng(6).standard_normal(64)
+    if zeroopt.get_solver(name).search_space == "sign vectors":  # from a vertex that faces the plane badly
+        x0 = np.where(np.arange(64) % 2 == 0, 1.0, np.sign(NORMAL))
     runs = []
     for theta, normal in ((x0, NORMAL), (torch.as_tensor(x0), torch.as_tensor(NORMAL))):
         solver = zeroopt.make_solver(name, CONTEXTS[context])
@@ -117,7 +130,7 @@ def test_torch_run_equals_numpy_run_on_the_attacks_objective(name: str, context:
 
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_a_float32_tensor_stays_float32(name: str) -> None:
-    f = Recording(torch.as_tensor(WEIGHTS, dtype=torch.float32))
+    f = Recording(torch.as_tensor(WEIGHTS, dtype=torch.float32), torch.as_tensor(target_for(name), dtype=torch.float32))
     res = zeroopt.minimize(f, torch.ones(12, dtype=torch.float32), solver=name, budget=400, seed=2,
                            **OPTIONS.get(name, {}))
     assert res.x.dtype == torch.float32 and f.types == {"Tensor"}
