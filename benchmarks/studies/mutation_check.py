@@ -109,6 +109,12 @@ MUTANTS: tuple[Mutant, ...] = (
         (("    return 1.0 / (4.0 * (dim + 4) * lipschitz)\n",
           "    return 1.0 / (4.0 * (dim + 4) * lipschitz) * 12 / (dim + 4)\n"),),
     ),
+    Mutant(
+        "sign-flips-loose-level", "the sign search asks its candidates 5% above the incumbent's distance",
+        "zeroopt/sign_flips.py",
+        (("        cap = level if math.isfinite(level) else None\n",
+          "        cap = level * 1.05 if math.isfinite(level) else None\n"),),
+    ),
 )
 
 
