@@ -11,15 +11,15 @@ from benchmarks.studies.linf_variants import VARIANTS, _variants, page
 
 def test_the_page_gives_each_variants_median_and_ratio_to_the_default() -> None:
     rows = [{"experiment": "e", "variant": "default", "budget": 250, "values": [0.2, 0.4, float("inf")]},
-            {"experiment": "e", "variant": "precision 0.1%", "budget": 250, "values": [0.1, 0.4, 0.5]}]
+            {"experiment": "e", "variant": "coarser", "budget": 250, "values": [0.1, 0.4, 0.5]}]
     lines = page(rows, "python -m benchmarks.studies.linf_variants")
     assert lines[2] == "Command: `python -m benchmarks.studies.linf_variants`"
     assert "| e | 250 | default | 0.4000 | 1.000 |" in lines
-    assert "| e | 250 | precision 0.1% | 0.4000 | 0.500 |" in lines  # per input 0.5, 1, 0 → median 0.5
+    assert "| e | 250 | coarser | 0.4000 | 0.500 |" in lines  # per input 0.5, 1, 0 → median 0.5
 
 
 def test_variants_are_named_from_the_table_and_always_beside_the_default() -> None:
-    assert _variants("precision 0.1%") == ["default", "precision 0.1%"]
+    assert _variants("precision ×3 (relative_eps 0.3)") == ["default", "precision ×3 (relative_eps 0.3)"]
     assert set(VARIANTS) >= {"default", "memory blocks (RayS's)", "start of 30 directions"}
     with pytest.raises(argparse.ArgumentTypeError, match="unknown variant"):
         _variants("bogus")

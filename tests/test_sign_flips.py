@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.sign_flips import BlockFlips, RelativePrecision, block_order, signs_of
+from zeroopt.sign_flips import BlockFlips, block_order, signs_of
 
 
 def test_blocks_halve_level_by_level_and_single_coordinates_repeat() -> None:
@@ -58,9 +58,18 @@ def test_the_start_is_offered_its_own_signs_once() -> None:
     assert np.allclose(asked[-2], -0.3 * np.ones(4))
 
 
-def test_relative_precision_and_the_recipe_checks() -> None:
-    assert RelativePrecision(0.01)(1.0, 0.5) == pytest.approx(0.005)
-    assert RelativePrecision(0.01)(1.0) == pytest.approx(0.01)
+def test_the_precision_follows_the_blocks_share_and_the_recipe_checks() -> None:
+    betas, values = [], []
+
+    def f(x: np.ndarray) -> float:
+        values.append(float(np.abs(x - 0.5).sum()))
+        return values[-1]
+
+    res = zeroopt.minimize(f, np.ones(8), solver="sign-flips", budget=40, seed=0)
+    betas = [r.beta for r in res.history]
+    assert betas[:8] == [1.0, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0.125]  # each iteration's block's share of d
+    chain = zeroopt.sign_flips(8, relative_eps=0.01)
+    assert chain.requested_eps(0.25, 2.0) == pytest.approx(0.01 * 0.25 * 2.0)
     with pytest.raises(ValueError, match="q must be"):
         zeroopt.sign_flips(8, q=0)
     with pytest.raises(ValueError, match="relative_eps"):

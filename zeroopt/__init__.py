@@ -107,7 +107,7 @@ from .samplers import (
     register_sampler,
 )
 from .shaping import IterateShapedProbes, ProbeShape
-from .sign_flips import BelowIncumbent, BlockFlips, RelativePrecision, TakeBest, block_order, sign_flips
+from .sign_flips import BelowIncumbent, BlockFlips, TakeBest, block_order, sign_flips
 from .stages import (
     STAGES,
     Amend,
@@ -157,7 +157,7 @@ __all__ = [
     # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)
     "FlatCoordinates", "FlatMask",
     # a search over sign vectors (an L∞ radius is smallest at a vertex direction of the cube)
-    "BelowIncumbent", "BlockFlips", "RelativePrecision", "TakeBest", "block_order", "options_from", "sign_flips",
+    "BelowIncumbent", "BlockFlips", "TakeBest", "block_order", "options_from", "sign_flips",
     # the solvers driven by hand: ask for points, tell their values
     "AskTell", "ask_tell",
     # a solver is a chain of parts, each an (init, update) pair of one stage (zeroopt.stages)

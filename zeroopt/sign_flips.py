@@ -14,8 +14,10 @@ The parts, each of one stage (:mod:`zeroopt.stages`):
 - :class:`BlockFlips` (``sample``): the candidates, from a block order (:func:`block_order`: memory ranges, or
   square tiles of an image, coarse to fine);
 - :class:`BelowIncumbent` (``estimate``): each candidate asked at the incumbent's value, refined only if below;
-- :class:`TakeBest` (``step``): the best candidate below the incumbent becomes the iterate;
-- :class:`RelativePrecision` (``precision``): the precision a refined value is searched to, relative to it.
+- :class:`TakeBest` (``step``): the best candidate below the incumbent becomes the iterate, and β the share of
+  the coordinates the next block holds;
+- :class:`~zeroopt.PrecisionFollowsValue` (``precision``): a candidate's value searched to a precision relative
+  to it and to β — a flip of fewer coordinates moves the distance less, so it is measured finer.
 
 :func:`sign_flips` is their chain, with its defaults in its signature.
 """
@@ -35,12 +37,12 @@ from numpy.typing import NDArray
 from .arrays import host, like
 from .base import GradientEstimate, Move, SolverContext
 from .chain import Chain, chain
-from .precision import MIN_RELATIVE_EPS
+from .precision import PrecisionFollowsValue
 from .registry import options_from, register_solver
 from .requests import Evaluate, Evaluation, Request, Response
-from .stages import FixedProbes, Iteration, SetsPrecision
+from .stages import FixedProbes, Iteration
 
-__all__ = ["BLOCK_LAYOUTS", "BelowIncumbent", "BlockFlips", "RelativePrecision", "TakeBest", "block_order",
+__all__ = ["BLOCK_LAYOUTS", "BelowIncumbent", "BlockFlips", "TakeBest", "block_order",
            "sign_flips", "signs_of"]
 
 BlockLayout = Literal["memory", "tiles"]
@@ -51,8 +53,10 @@ BLOCK_LAYOUTS: tuple[str, ...] = ("memory", "tiles")
 POSITION = "flip_position"
 #: ... the length of every coordinate of an iterate (‖x0‖/√d: the start's length kept) ...
 SCALE = "flip_scale"
-#: ... and whether the start's own signs are still to be offered.
+#: ... whether the start's own signs are still to be offered ...
 OFFER = "flip_offer"
+#: ... and the share of the coordinates the next block holds (the next iteration's β).
+NEXT_SHARE = "flip_next_share"
 
 
 def signs_of(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -136,8 +140,9 @@ class BlockFlips:
             flipped[block] *= -1.0
             candidates.append(flipped)
         probes = np.array(candidates) * it.memory.get(SCALE, 1.0)
+        share = len(self.blocks(d, position, 1)[0][0]) / d
         return replace(it, probes=like(probes, it.state.x), scale=1.0,
-                       memory={**it.memory, POSITION: position, OFFER: False})
+                       memory={**it.memory, POSITION: position, OFFER: False, NEXT_SHARE: share})
 
 
 @dataclass(frozen=True)
@@ -171,7 +176,8 @@ class BelowIncumbent:
 
 @dataclass(frozen=True)
 class TakeBest:
-    """Stage ``step``: the best candidate below the incumbent becomes the iterate; otherwise the iterate stays."""
+    """Stage ``step``: the best candidate below the incumbent becomes the iterate; otherwise the iterate stays.
+    The next iteration's β is the share of the coordinates its block holds (what the sampler noted; else β)."""
 
     stage: ClassVar[str] = "step"
 
@@ -180,23 +186,12 @@ class TakeBest:
 
     def update(self, it: Iteration) -> Iteration:
         s, est = it.state, it.estimate
+        beta = float(it.memory.get(NEXT_SHARE, s.beta))
         if est is not None and est.best_x is not None and est.best_f < s.fx:
-            move = Move(est.best_x, est.best_f, est.best_eps, 1.0, s.step, s.beta, memory=it.memory)
+            move = Move(est.best_x, est.best_f, est.best_eps, 1.0, s.step, beta, memory=it.memory)
         else:
-            move = Move(s.x, s.fx, s.fx_eps, 0.0, s.step, s.beta, memory=it.memory)
+            move = Move(s.x, s.fx, s.fx_eps, 0.0, s.step, beta, memory=it.memory)
         return replace(it, move=move)
-
-
-@dataclass(frozen=True)
-class RelativePrecision(SetsPrecision):
-    """Request ``eps = relative · |value|`` (``relative`` alone before a value is known), never below
-    :data:`~zeroopt.precision.MIN_RELATIVE_EPS`."""
-
-    relative: float
-
-    def __call__(self, beta: float, value: float = math.nan) -> float | None:
-        scale = abs(value) if math.isfinite(value) else 1.0
-        return max(self.relative * scale, MIN_RELATIVE_EPS)
 
 
 def sign_flips(
@@ -205,7 +200,7 @@ def sign_flips(
     *,
     q: int = 1,
     layout: BlockLayout = "tiles",
-    relative_eps: float = 1e-2,
+    relative_eps: float = 0.1,
 ) -> Chain:
     """The sign-vector search as a chain: ``q`` block flips a round, each asked at the incumbent's value.
 
@@ -220,15 +215,18 @@ def sign_flips(
         How blocks are formed (:data:`BLOCK_LAYOUTS`): square tiles of an image (an image's neighbouring pixels
         move its boundary together), memory ranges for anything else.
     relative_eps
-        The precision a candidate below the incumbent is searched to, relative to its value: that value is only
-        the level the next candidates are asked at, and each halving of a finer bracket costs a query.
+        The precision a candidate below the incumbent is searched to, relative to its value, for a flip of every
+        coordinate; a flip of a share β of them is measured to ``relative_eps · β`` of its value (β follows the
+        blocks: :class:`TakeBest`). Near a flat boundary a flip of a share β of the signs moves the distance
+        by about β of itself, so the default measures a tenth of what a flip can change: coarser, the small
+        late improvements go unseen; finer, each costs queries that change no comparison.
     """
     if int(q) < 1:
         raise ValueError(f"q must be a positive number of candidates a round, got {q!r}")
     if not relative_eps > 0:
         raise ValueError(f"relative_eps must be positive, got {relative_eps!r}")
     return chain(
-        RelativePrecision(relative_eps),
+        PrecisionFollowsValue(relative_eps),
         FixedProbes(int(q)),
         BlockFlips(layout, None if shape is None else tuple(shape)),
         BelowIncumbent(),

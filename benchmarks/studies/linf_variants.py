@@ -1,10 +1,10 @@
 """The L∞ attack's parts one at a time: its default beside variants that change one of them.
 
 Each variant is ``attack(..., norm=np.inf)`` with one setting changed from the L∞ defaults (``sign-flips`` with
-square image tiles, one candidate a round, a 1% precision, after a start of one random direction): blocks as
-RayS forms them (memory ranges), sibling candidates asked together, a finer precision, the L2 attack's start of
-30 directions. Every variant runs once per budget on the same inputs with the same seed; the page gives each
-one's median L∞ and its per-input median ratio to the default's.
+square image tiles, one candidate a round, a precision of a tenth of what a flip can change, after a start of one
+random direction): blocks as RayS forms them (memory ranges), sibling candidates asked together, a finer or a
+coarser precision, the L2 attack's start of 30 directions. Every variant runs once per budget on the same inputs
+with the same seed; the page gives each one's median L∞ and its per-input median ratio to the default's.
 
 Usage::
 
@@ -31,7 +31,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "memory blocks (RayS's)": {"solver_options": {"layout": "memory"}},
     "2 candidates a round": {"solver_options": {"q": 2}},
     "4 candidates a round": {"solver_options": {"q": 4}},
-    "precision 0.1%": {"solver_options": {"relative_eps": 1e-3}},
+    "precision ×0.1 (relative_eps 0.01)": {"solver_options": {"relative_eps": 0.01}},
+    "precision ×3 (relative_eps 0.3)": {"solver_options": {"relative_eps": 0.3}},
     "start of 30 directions": {"start": {"n_initial": 30}},
 }
 
