@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt import plugins, registry
+from zeroopt import plugins
 
 ROOT = Path(__file__).resolve().parents[1]
 SPSA = "docs/examples/spsa_plugin.py"
@@ -46,15 +46,6 @@ def toy(folder: Path, module: str, name: str, *, on_call: bool = False) -> Path:
     path = folder / f"{module}.py"
     path.write_text(TOY.format(name=name, how=how))
     return path
-
-
-@pytest.fixture
-def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A registry and loader of the test's own: nothing in ZEROOPT_PLUGINS, entry points not yet read."""
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(plugins, "_LOADED", {})
-    monkeypatch.setattr(plugins, "_STATE", {"entry_points": False, "discovering": False})
-    monkeypatch.delenv(plugins.ENV_VAR, raising=False)
 
 
 def runs(name: str) -> zeroopt.OptimizeResult:

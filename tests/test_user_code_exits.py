@@ -16,7 +16,6 @@ import pytest
 
 import zeroopt
 from applications.campaign.models import load_model
-from zeroopt import plugins, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ("--data", "digits", "--n", "1", "-b", "20", "--no-db", "--no-progress")
@@ -106,14 +105,6 @@ def test_model_specs_that_make_no_model() -> None:
         with pytest.raises(ValueError, match=r"builtins:\w+: the model function " + says.replace("(", r"\(")
                            .replace(")", r"\)")):
             load_model(spec)
-
-
-@pytest.fixture
-def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(plugins, "_LOADED", {})
-    monkeypatch.setattr(plugins, "_STATE", {"entry_points": False, "discovering": False})
-    monkeypatch.delenv(plugins.ENV_VAR, raising=False)
 
 
 PLUGIN = """
