@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import time
+from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from benchmarks.studies.linf_peers import PEERS, CappedLabels, Exhausted, rays_d
 
 #: The peers' view and runners live in :mod:`benchmarks.studies.linf_peers`; the view is named here as well.
 __all__ = ["DEFAULT_EPS", "CappedLabels", "Exhausted", "build_parser", "eps_for", "main", "measure",
-           "our_linf_solver", "page"]
+           "names_from", "our_linf_solver", "page", "per_input_ratio"]
 
 #: RayS's thresholds: ε per experiment prefix (its MNIST and CIFAR-10 settings).
 DEFAULT_EPS: dict[str, float] = {"mnist": 0.3, "cifar": 8 / 255}
@@ -128,7 +129,7 @@ def _median(values: list[float]) -> float:
     return float(np.median(values))
 
 
-def _ratio(ours: list[float], peer: list[float]) -> float:
+def per_input_ratio(ours: list[float], peer: list[float]) -> float:
     """The per-input median of ours / peer (both ∞: a tie, 1)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.asarray(ours, dtype=float) / np.asarray(peer, dtype=float)
@@ -181,7 +182,7 @@ def page(rows: list[dict[str, Any]], command: str) -> list[str]:
             got = [cell(exp, budget, k) for k in ["ours", *keys]]
             eps = got[0]["eps"]
             lines.append(f"| {exp} | {budget} | " + "".join(f"{_median(g['values']):.4f} | " for g in got)
-                         + "".join(f"{_ratio(got[0]['values'], g['values']):.3f} | " for g in got[1:])
+                         + "".join(f"{per_input_ratio(got[0]['values'], g['values']):.3f} | " for g in got[1:])
                          + " / ".join(f"{np.isfinite(g['values']).mean():.0%}" for g in got) + " | "
                          + " / ".join(f"{(np.asarray(g['values']) <= eps).mean():.0%}" for g in got) + " |")
     lines += ["", "RayS's protocol: success at ε within the largest budget and the queries to success over the "
@@ -207,12 +208,18 @@ def page(rows: list[dict[str, Any]], command: str) -> list[str]:
     return lines
 
 
-def _peers(text: str) -> list[str]:
+def names_from(text: str, known: Iterable[str], what: str) -> list[str]:
+    """The comma-separated names of ``text``, each one of ``known`` (an argparse error naming ``what`` else)."""
+    known = list(known)
     names = [v for v in text.split(",") if v]
-    unknown = [v for v in names if v not in PEERS]
+    unknown = [v for v in names if v not in known]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown peer(s) {unknown or [text]}; choose from {', '.join(PEERS)}")
+        raise argparse.ArgumentTypeError(f"unknown {what}(s) {unknown or [text]}; choose from {', '.join(known)}")
     return names
+
+
+def _peers(text: str) -> list[str]:
+    return names_from(text, PEERS, "peer")
 
 
 def _eps(text: str) -> dict[str, float]:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.pages import command_line, write_page
+from benchmarks.studies.linf import names_from, per_input_ratio
 
 __all__ = ["VARIANTS", "build_parser", "main", "measure", "page"]
 
@@ -73,18 +74,13 @@ def page(rows: list[dict[str, Any]], command: str) -> list[str]:
     for (exp, budget), default in {(r["experiment"], r["budget"]): r for r in rows
                                    if r["variant"] == "default"}.items():
         for r in (r for r in rows if r["experiment"] == exp and r["budget"] == budget):
-            with np.errstate(divide="ignore", invalid="ignore"):  # both failed: a tie, 1
-                per_input = np.asarray(r["values"], dtype=float) / np.asarray(default["values"], dtype=float)
-            ratio = np.median(np.where(np.isnan(per_input), 1.0, per_input))
+            ratio = per_input_ratio(r["values"], default["values"])
             lines.append(f"| {exp} | {budget} | {r['variant']} | {np.median(r['values']):.4f} | {ratio:.3f} |")
     return lines
 
 
 def _variants(text: str) -> list[str]:
-    names = [v for v in text.split(",") if v]
-    unknown = [v for v in names if v not in VARIANTS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown variant(s) {unknown or [text]}; choose from {list(VARIANTS)}")
+    names = names_from(text, VARIANTS, "variant")
     return names if "default" in names else ["default", *names]
 
 
