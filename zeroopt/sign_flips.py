@@ -105,7 +105,7 @@ class BlockFlips:
     unflipped, first.
     """
 
-    layout: BlockLayout = "memory"
+    layout: BlockLayout = "tiles"  # as sign_flips builds it (without an image shape: memory order)
     shape: tuple[int, ...] | None = None  # the input's shape, which the "tiles" layout reads
     stage: ClassVar[str] = "sample"
     draws: ClassVar[bool] = False  # the schedule is the same at every seed
