@@ -257,8 +257,9 @@ GROWING_BETA = 0.01
 GROWING_RADIAL_STEP = "semicircle"
 #: The mean sign shrunk by its noise as baseline: late, the few comparisons that disagree are the estimate.
 GROWING_BASELINE = "shrunk"
-#: Orthonormal probes within an estimate: q comparisons measure q distinct directions.
-GROWING_DIRECTIONS = "orthogonal"
+#: Orthonormal probes within an estimate (q comparisons measure q distinct directions), from a low-frequency band on
+#: images with sides beyond 32, which answer mostly to smooth changes (the rule: zeroopt.subspace.band_fraction).
+GROWING_DIRECTIONS = "by-size"
 #: Momentum once the steps keep overshooting (a zigzag across a narrow valley), none while they do not.
 GROWING_MOMENTUM = 1.0
 #: A share 0.3 of each probe's variance on the direction's largest coordinates, where the boundary depends most.
