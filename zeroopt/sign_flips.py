@@ -45,10 +45,11 @@ from .stages import FixedProbes, Iteration
 __all__ = ["BLOCK_LAYOUTS", "BelowIncumbent", "BlockFlips", "TakeBest", "block_order",
            "sign_flips", "signs_of"]
 
-BlockLayout = Literal["memory", "tiles"]
-#: How blocks of coordinates are formed: contiguous ranges of the flat vector (RayS's), or square tiles of an
-#: image across its channels (ranges of a Z-order over rows and columns), coarse to fine in both.
-BLOCK_LAYOUTS: tuple[str, ...] = ("memory", "tiles")
+BlockLayout = Literal["memory", "tiles", "channel-tiles"]
+#: How blocks of coordinates are formed: contiguous ranges of the flat vector (RayS's), square tiles of an image
+#: across its channels (ranges of a Z-order over rows and columns), or square tiles of one channel at a time,
+#: coarse to fine in all three.
+BLOCK_LAYOUTS: tuple[str, ...] = ("memory", "tiles", "channel-tiles")
 #: The memory key under which :class:`BlockFlips` keeps its place in the schedule: (level, block index).
 POSITION = "flip_position"
 #: ... the length of every coordinate of an iterate (‖x0‖/√d: the start's length kept) ...
@@ -78,8 +79,9 @@ def block_order(dim: int, shape: tuple[int, ...] | None, layout: BlockLayout) ->
     """The coordinates in the order whose contiguous ranges are the blocks flipped.
 
     ``"memory"``: ``0 … d−1``. ``"tiles"``, for an image ``(C, H, W)`` or ``(H, W)``: pixels in Z-order, each with
-    all its channels, so a block is a tile of the image across every channel; any other shape falls back to
-    ``"memory"``.
+    all its channels, so a block is a tile of the image across every channel. ``"channel-tiles"``: each channel's
+    pixels in Z-order, one channel after the other, so a block is a tile of one channel (a colour change, not only
+    a brightness change, once blocks are within a channel). Any other shape falls back to ``"memory"``.
     """
     if layout not in BLOCK_LAYOUTS:
         raise ValueError(f"block layout {layout!r} is not one of {BLOCK_LAYOUTS}")
@@ -87,6 +89,8 @@ def block_order(dim: int, shape: tuple[int, ...] | None, layout: BlockLayout) ->
         return np.arange(dim)
     channels, rows, cols = (1, *shape) if len(shape) == 2 else shape
     pixels = _z_order(rows, cols)
+    if layout == "channel-tiles":
+        return (np.arange(channels)[:, None] * rows * cols + pixels[None, :]).ravel()
     return (np.arange(channels)[None, :] * rows * cols + pixels[:, None]).ravel()
 
 

@@ -30,6 +30,7 @@ __all__ = ["VARIANTS", "build_parser", "main", "measure", "page"]
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "memory blocks (RayS's)": {"solver_options": {"layout": "memory"}},
+    "channel tiles": {"solver_options": {"layout": "channel-tiles"}},
     "2 candidates a round": {"solver_options": {"q": 2}},
     "4 candidates a round": {"solver_options": {"q": 4}},
     "precision ×0.1 (relative_eps 0.01)": {"solver_options": {"relative_eps": 0.01}},
