@@ -4,7 +4,8 @@ For the CIFAR-10 ResNet-20 and EfficientNet-Lite0 (ImageNet, 150,528 dimensions)
 large batch, then the default attack with 1, 16 and 64 inputs in flight — its arithmetic on the model's device
 (``ModelOptions(arrays="model")``, the default on an accelerator) and, beside it at 16 inputs, on the host
 (``arrays="numpy"``) — each as queries per second, the share of the forward rate it reaches, and where its time
-went (model, own). TF32 stays off (the attack's adapter turns it off for every model call). One JSON file.
+went (model, own). TF32 stays off: the forward rate and the attack both call the model through the attack's
+adapter, which turns it off for every model call. One JSON file.
 
 Prepare the bundle on a machine with the shared data, then run it on the GPU machine (``benchmarks/gpu_bundle.sh``
 prints the exact command)::
@@ -20,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import time
 from pathlib import Path
 from typing import Any
 
@@ -31,21 +31,16 @@ IN_FLIGHT = (1, 16, 64)
 BUDGETS = {"cifar10-resnet20": 1000, "imagenet-effnet-lite0": 500}
 
 
-def forward_rate(model: Any, x: np.ndarray, batch: int, seconds: float) -> float:
-    """Images per second of ``model`` on batches of ``batch`` inputs from ``x``, TF32 off, labels to the host."""
+def forward_images_per_s(model: Any, x: np.ndarray, batch: int, seconds: float, n_classes: int) -> float:
+    """Images per second of ``model`` on batches of ``batch`` inputs from ``x`` already on its device, labels to
+    the host, through the adapter the attack's queries take (:func:`benchmarks.speed.forward_rate`)."""
     import torch
 
-    from applications.hardlabel.adapters.torch_adapter import exact_float32
+    from applications.hardlabel import as_label_model
+    from benchmarks.speed import forward_rate
 
-    device = next(model.parameters()).device
-    xb = torch.as_tensor(np.resize(x, (batch, *x.shape[1:])), device=device)
-    with torch.inference_mode(), exact_float32():
-        model(xb).argmax(1).cpu()  # warm-up (kernel choice, allocator)
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            model(xb).argmax(1).cpu()
-            n += batch
-    return n / (time.perf_counter() - start)
+    pool = torch.as_tensor(x, device=next(model.parameters()).device)
+    return forward_rate(as_label_model(model, n_classes=n_classes), pool, (batch,), seconds)[batch]
 
 
 def attack_rate(model: Any, x: np.ndarray, y: np.ndarray, budget: int, arrays: str, n_classes: int) -> dict:
@@ -107,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
         if model is None:
             report["rows"].append({"model": name, "error": classes})
             continue
-        rate = forward_rate(model, x, args.forward_batch, 1.0 if args.quick else 5.0)
+        rate = forward_images_per_s(model, x, args.forward_batch, 1.0 if args.quick else 5.0, classes)
         report["rows"].append({"model": name, "forward_images_per_s": rate, "forward_batch": args.forward_batch})
         budget = 60 if args.quick else BUDGETS[name]
         for n in in_flight:

@@ -26,24 +26,19 @@ from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
 
 
-def forward_throughput(batch: int, threads: int, seconds: float = 3.0) -> float:
+def forward_rates(threads: int, seconds: float = 3.0) -> dict[int, float]:
+    """The model's forward rate at batch 1, 20 and 100 on the first test images, at ``threads`` torch threads,
+    through the adapter the attack's queries take (:func:`benchmarks.speed.forward_rate`)."""
     import torch
 
     from applications.datasets import load_mnist_test
+    from applications.hardlabel import as_label_model
     from applications.models import load_mnist_cw_bn
+    from benchmarks.speed import forward_rate
 
     torch.set_num_threads(threads)
-    model = load_mnist_cw_bn()
     x, _ = load_mnist_test()
-    xb = torch.from_numpy(x[:batch].copy())
-    with torch.inference_mode():
-        model(xb)  # warm-up
-        n, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            # The same conversion the attack's adapter does: numpy -> tensor -> argmax -> numpy.
-            model(torch.from_numpy(x[:batch])).argmax(1).numpy()
-            n += batch
-    return n / (time.perf_counter() - t0)
+    return forward_rate(as_label_model(load_mnist_cw_bn(), n_classes=10), x[:100], (1, 20, 100), seconds)
 
 
 def one_attack(images: int, budget: int, solver: str, threads: int, heap: bool = False) -> dict:
@@ -140,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
         rows[-1]["load_average"] = list(os.getloadavg())  # other jobs on the machine slow every figure
         print(rows[-1], flush=True)
     # Forward throughput measured in the same run, right after the attacks, at the same thread count.
-    fwd = {b: forward_throughput(b, args.threads) for b in (1, 20, 100)}
+    fwd = forward_rates(args.threads)
     for r in rows:
         r["ratio_to_forward_b100"] = r["queries_per_second"] / fwd[100]
     cmd = "python -m benchmarks.hardlabel_speed " + " ".join(argv if argv is not None else sys.argv[1:])

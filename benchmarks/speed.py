@@ -72,27 +72,38 @@ def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def forward_throughput(
-    label_fn: LabelFn, pool: np.ndarray, batch_sizes: tuple[int, ...] = (1, 20, 100), seconds: float = 1.0
+def forward_rate(
+    label_fn: LabelFn, pool: Any, batch_sizes: tuple[int, ...] = (1, 20, 100), seconds: float = 1.0
 ) -> dict[int, float]:
-    """Samples per second of ``label_fn`` at each batch size: the ceiling for any attack's queries/s.
+    """Inputs per second that ``label_fn`` labels at each batch size: the ceiling for any attack's queries/s.
+
+    The one forward-rate timer of the benchmarks. Give it the model through the project's adapter
+    (``applications.hardlabel.as_label_model``), the path every attack's queries take: the adapter runs each
+    call in exact float32 (TF32 off on GPUs), so the ceiling and the attacks obey one rule for TF32.
 
     Parameters
     ----------
     label_fn : callable
-        The model's label function.
-    pool : numpy.ndarray
-        Inputs to cycle through (at least one).
+        The model's label function (a batch in, labels out as numpy).
+    pool : numpy.ndarray or torch.Tensor
+        Inputs to cycle through (at least one); a tensor already on the model's device times the model without
+        the host-to-device copy, as an attack whose arrays live on the device sends them.
     batch_sizes : tuple of int
         Batch sizes to time.
     seconds : float
         Minimum timing duration per batch size (after one warm-up call).
+
+    Returns
+    -------
+    dict
+        Inputs per second, by batch size.
     """
     out: dict[int, float] = {}
     for b in batch_sizes:
-        reps = -(-b // len(pool))
-        batch = np.ascontiguousarray(np.concatenate([pool] * reps)[:b], dtype=np.float32)
-        label_fn(batch)
+        batch = pool[np.arange(b) % len(pool)]  # the pool repeated up to b inputs
+        if isinstance(batch, np.ndarray):
+            batch = np.ascontiguousarray(batch, dtype=np.float32)
+        label_fn(batch)  # warm-up: kernel choice, allocator
         n = 0
         start = time.perf_counter()
         while (elapsed := time.perf_counter() - start) < seconds:
@@ -104,7 +115,7 @@ def forward_throughput(
 
 def model_throughput(label_fns: dict[str, tuple[LabelFn, np.ndarray]], seconds: float) -> dict[str, dict[int, float]]:
     """Forward (label) throughput of each model at batch 1, 20 and 100, in samples per second."""
-    return {name: forward_throughput(fn, pool, (1, 20, 100), seconds) for name, (fn, pool) in label_fns.items()}
+    return {name: forward_rate(fn, pool, (1, 20, 100), seconds) for name, (fn, pool) in label_fns.items()}
 
 
 def _f(x: float | None, fmt: str = "{:.0f}") -> str:
