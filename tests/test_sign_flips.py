@@ -20,6 +20,22 @@ def test_blocks_halve_level_by_level_and_single_coordinates_repeat() -> None:
                for k, n in ((0, 1), (1, 2), (3, 3)))  # each level covers every coordinate once
 
 
+def test_revisit_starts_the_schedule_again_once_blocks_are_single_coordinates() -> None:
+    blocks, position = BlockFlips(revisit=1).blocks(5, (3, 0), 5 + 2 + 3)
+    assert [len(b) for b in blocks] == [1] * 5 + [3, 2] + [2, 2, 1]  # level 3, then levels 1 and 2 again
+    assert position == (3, 0)
+    with pytest.raises(ValueError, match="revisit"):
+        zeroopt.sign_flips(5, revisit=-1)
+
+
+def test_channel_tiles_are_squares_of_one_channel_at_a_time() -> None:
+    order = block_order(3 * 4 * 4, (3, 4, 4), "channel-tiles")
+    assert np.array_equal(np.sort(order), np.arange(48))
+    assert {int(k) // 16 for k in order[:16]} == {0}  # the first third: channel 0 whole
+    assert {divmod(int(k) % 16, 4) for k in order[:4]} == {(0, 0), (0, 1), (1, 0), (1, 1)}  # its top-left tile
+    assert np.array_equal(block_order(16, (1, 4, 4), "channel-tiles"), block_order(16, (1, 4, 4), "tiles"))
+
+
 def test_tiles_are_squares_of_the_image_across_its_channels() -> None:
     order = block_order(3 * 4 * 4, (3, 4, 4), "tiles")
     assert np.array_equal(np.sort(order), np.arange(48))

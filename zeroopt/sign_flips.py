@@ -105,12 +105,14 @@ class BlockFlips:
 
     The schedule: at level ℓ the coordinates (in the order :func:`block_order` gives for ``layout`` and ``shape``)
     fall in 2^ℓ blocks of ⌈d/2^ℓ⌉; the blocks of a level are flipped in turn, then the next level's. Once blocks
-    are single coordinates the last level repeats. A start that is not a sign vector is offered its own signs,
-    unflipped, first.
+    are single coordinates the last level repeats (RayS's schedule), or with ``revisit`` the schedule starts
+    again from level ``revisit`` (its blocks of d/2^revisit). A start that is not a sign vector is offered its own
+    signs, unflipped, first.
     """
 
     layout: BlockLayout = "tiles"  # as sign_flips builds it (without an image shape: memory order)
     shape: tuple[int, ...] | None = None  # the input's shape, which the "tiles" layout reads
+    revisit: int | None = None
     stage: ClassVar[str] = "sample"
     draws: ClassVar[bool] = False  # the schedule is the same at every seed
 
@@ -130,8 +132,8 @@ class BlockFlips:
             start, end = index * size, min(d, (index + 1) * size)
             out.append(order[start:end])
             index += 1
-            if end >= d:  # the level is done: the next, or this one again once blocks are single coordinates
-                level, index = (level + 1 if size > 1 else level), 0
+            if end >= d:  # the level is done: the next, or once blocks are single coordinates this one or `revisit`
+                level, index = (level + 1 if size > 1 else level if self.revisit is None else self.revisit), 0
         return out, (level, index)
 
     def update(self, it: Iteration) -> Iteration:
@@ -205,6 +207,7 @@ def sign_flips(
     q: int = 1,
     layout: BlockLayout = "tiles",
     relative_eps: float = 0.1,
+    revisit: int | None = None,
 ) -> Chain:
     """The sign-vector search as a chain: ``q`` block flips a round, each asked at the incumbent's value.
 
@@ -224,15 +227,20 @@ def sign_flips(
         blocks: :class:`TakeBest`). Near a flat boundary a flip of a share β of the signs moves the distance
         by about β of itself, so the default measures a tenth of what a flip can change: coarser, the small
         late improvements go unseen; finer, each costs queries that change no comparison.
+    revisit
+        Once the blocks are single coordinates: ``None`` flips them again in turn (RayS's schedule); a level ℓ
+        starts the schedule again from its blocks of d/2^ℓ coordinates.
     """
     if int(q) < 1:
         raise ValueError(f"q must be a positive number of candidates a round, got {q!r}")
     if not relative_eps > 0:
         raise ValueError(f"relative_eps must be positive, got {relative_eps!r}")
+    if revisit is not None and not (isinstance(revisit, int) and revisit >= 0):
+        raise ValueError(f"revisit must be None or a level >= 0, got {revisit!r}")
     return chain(
         PrecisionFollowsValue(relative_eps),
         FixedProbes(int(q)),
-        BlockFlips(layout, None if shape is None else tuple(shape)),
+        BlockFlips(layout, None if shape is None else tuple(shape), revisit),
         BelowIncumbent(),
         TakeBest(),
         name="sign-flips", beta=1.0, step=1.0,

@@ -173,23 +173,26 @@ def band_fraction(shape: tuple[int, ...] | None, full_side: int = FULL_BAND_SIDE
                   fraction: float = DEFAULT_FREQUENCY_FRACTION) -> float:
     """The share of each smooth axis's frequencies the size rule keeps for an array of ``shape``.
 
-    ``max(full_side / n, fraction)`` for the longest smooth axis n, and 1 (the full space) when no smooth axis is
-    longer than ``full_side`` or the array states no shape: a band at least ``full_side`` frequencies wide and at
-    most the lowest ``fraction`` of each side (CGBA's and QEBA's reduction by 4 on ImageNet).
+    ``max(full_side / n, fraction)`` for the longest smooth axis n of an image (two smooth axes or more), and 1
+    (the full space) when no smooth axis is longer than ``full_side``, for signals of one smooth axis (not
+    measured) and for an array that states no shape: a band at least ``full_side`` frequencies wide and at most
+    the lowest ``fraction`` of each side (CGBA's and QEBA's reduction by 4 on ImageNet).
 
     Examples
     --------
-    >>> [band_fraction(s) for s in [(1, 28, 28), (3, 32, 32), (3, 64, 64), (3, 224, 224), None]]
-    [1.0, 1.0, 0.5, 0.25, 1.0]
+    >>> [band_fraction(s) for s in [(1, 28, 28), (3, 32, 32), (3, 64, 64), (3, 224, 224), (4096,), None]]
+    [1.0, 1.0, 0.5, 0.25, 1.0, 1.0]
     """
     axes = () if shape is None else smooth_axes(tuple(shape))
+    if len(axes) < 2:
+        return 1.0
     longest = max((int(shape[a]) for a in axes), default=0)  # type: ignore[index]
     return 1.0 if longest <= full_side else max(full_side / longest, fraction)
 
 
 def _by_size(context):  # type: ignore[no-untyped-def]
     """``directions="by-size"``: full-space orthonormal probes (``"orthogonal"``) on an array whose smooth sides are
-    at most :data:`FULL_BAND_SIDE` long or that states no shape, else the low-frequency band :func:`band_fraction`
+    at most :data:`FULL_BAND_SIDE` long, that is not an image or states no shape, else the band :func:`band_fraction`
     keeps — large images answer mostly to smooth changes, which a band of a few thousand patterns measures with
     far fewer probes than the full space."""
     from .samplers import make_sampler

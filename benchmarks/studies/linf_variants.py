@@ -31,6 +31,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "memory blocks (RayS's)": {"solver_options": {"layout": "memory"}},
     "channel tiles": {"solver_options": {"layout": "channel-tiles"}},
+    "revisit from level 2": {"solver_options": {"revisit": 2}},
+    "revisit from level 4": {"solver_options": {"revisit": 4}},
     "2 candidates a round": {"solver_options": {"q": 2}},
     "4 candidates a round": {"solver_options": {"q": 4}},
     "precision ×0.1 (relative_eps 0.01)": {"solver_options": {"relative_eps": 0.01}},
