@@ -44,6 +44,7 @@ import torch
 from benchmarks import plots, sizing, speed, tables, trees_report
 from benchmarks.attacks.art_peers import ArtGeoDA, ArtHopSkipJump, ArtSignOPT
 from benchmarks.attacks.base import Attack
+from benchmarks.attacks.cgba_peer import CGBA, CGBA_METHODS
 from benchmarks.attacks.foolbox_peers import BOUNDARY, HOPSKIPJUMP, CarliniWagnerL2, FoolboxDecision
 from benchmarks.attacks.ours import Ours, list_solvers
 from benchmarks.experiments import Experiment, build
@@ -70,6 +71,8 @@ def make_attacks(args: argparse.Namespace, exp: Experiment) -> tuple[list[Attack
             candidates.append(ArtSignOPT())
         elif w == "art-geoda":
             candidates.append(ArtGeoDA(sub_dim=exp.facts.get("geoda_sub_dim")))  # ImageNet: its authors' 75
+        elif w in CGBA_METHODS:
+            candidates.append(CGBA(w))  # its authors' frequency reduction for the input's size
         elif w == "fb-boundary":
             candidates.append(FoolboxDecision(*BOUNDARY))
         elif w == "fb-hsja":
