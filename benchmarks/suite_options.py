@@ -11,10 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from applications.hardlabel.config import SETTINGS
 from benchmarks import sizing
 from benchmarks.attacks.ours import DEFAULT_IMPL
 from benchmarks.experiments import NAMES, Plan
 from benchmarks.headline import PLANNED_PEERS  # run on request, once per budget (--max-budget B, a tag each)
+from theory.arguments import option_problem
+from zeroopt import list_solvers
 from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
 __all__ = ["PARTS", "PEERS", "RESULTS", "experiment_names", "options_for", "parse_args", "plan_for"]
@@ -28,7 +31,7 @@ PARTS = {
     "gbdt": ("gbdt-higgs", "gbdt-mnist"),
     "imagenet": ("imagenet-untargeted", "imagenet-targeted"),  # not in --parts' default: a CPU run takes hours
 }
-PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cw-l2")
+PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cgba-h", "cgba", "cw-l2")
 
 
 def _count(minimum: int) -> Any:
@@ -161,7 +164,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error("--fresh-selection with --shard would let one shard delete another's new runs: delete them once "
                 "(the same command without --shard, with --fresh-selection --runs-only --deadline-minutes 0), then "
                 "start the shards without --fresh-selection")
+    _check_ours_options(p, args)
     return args
+
+
+def _check_ours_options(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every ``--ours-option`` name is a piece setting or an option of each solver it reaches (exit 2 before any
+    run; otherwise every run of that solver fails)."""
+    solvers = [s for s in (args.solvers.split(",") if args.solvers else list_solvers()) if s]
+    if args.batched_solvers != "none":
+        solvers += [s for s in args.batched_solvers.split(",") if s]
+    for pair in (pair for pair in args.ours_option if "=" in pair):  # options_for says what a pair without one lacks
+        scope, colon, key = pair.partition("=")[0].rpartition(":")
+        problem = option_problem([key], [scope] if colon else solvers, SETTINGS)
+        if problem:
+            p.error(f"argument --ours-option {pair!r}: {problem}")
 
 
 def options_for(pairs: list[str], solver: str) -> dict[str, Any]:

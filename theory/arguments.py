@@ -2,22 +2,27 @@
 
 Each type turns a bad value into :class:`argparse.ArgumentTypeError`, so argparse ends the command with exit 2 and
 one line naming the option and the value, before any work; :func:`folder_problem` and :func:`memory_problem` say
-what is wrong with an output folder or a size before anything is made or allocated. The ``zeroopt`` commands built
-on click (``attack``, ``campaign``, ``minimize``) get the same checks from ``click.IntRange`` and their own helpers.
+what is wrong with an output folder or a size before anything is made or allocated, and :func:`option_problem`
+what is wrong with the names of a solver's options (every command line that takes them: ``-o KEY=VALUE``, a
+campaign's ``[options]``, a study's solver options). The ``zeroopt`` commands built on click (``attack``,
+``campaign``, ``minimize``) get the same checks from ``click.IntRange`` and their own helpers.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
+import zeroopt
+
 T = TypeVar("T")
 
-__all__ = ["count", "counts", "folder_problem", "memory_problem", "number", "numbers"]
+__all__ = ["count", "counts", "folder_problem", "memory_problem", "number", "numbers", "option_problem"]
 
 
 def _int(text: str, what: str) -> int:
@@ -143,6 +148,56 @@ def memory_problem(nbytes: float, what: str) -> str | None:
         return None
     return (f"{what} needs at least {_size(nbytes)} of memory, more than this machine's {_size(total)}; "
             "use a smaller size")
+
+
+def option_problem(names: Iterable[str], solvers: Iterable[str], settings: Iterable[str] = ()) -> str | None:
+    """What is wrong with option ``names`` for every one of ``solvers`` (one sentence), else ``None``.
+
+    A name no solver takes fails every run at run time; this says so before the first one, with the closest valid
+    name and all of them.
+
+    Parameters
+    ----------
+    names
+        The option names given (a mapping's keys).
+    solvers
+        Solver names. Only those registered now are checked (``zeroopt.list_solvers()``): a plugin's solver before
+        its plugin is loaded is left to the caller's later check, and an unknown name to the solver check.
+    settings
+        Other names the caller takes beside the solver's options (an attack's piece settings: ``n_initial``,
+        ``prune``, ...; :data:`applications.hardlabel.config.SETTINGS`).
+
+    Returns
+    -------
+    str or None
+        The first unknown name, the solver it fails for, the closest valid name and the valid names.
+
+    Examples
+    --------
+    >>> option_problem({"q": 4, "n_initial": 10}, ["rgf"], settings=["n_initial"]) is None
+    True
+    >>> print(option_problem(["betaa"], ["rgf"]).split(";")[0])
+    'betaa' is not an option of solver 'rgf' (did you mean 'beta'?)
+    """
+    settings = list(settings)
+    registered = zeroopt.list_solvers()
+    known = [registered[name] for name in dict.fromkeys(solvers) if name in registered]
+    for key in names:
+        if key in settings:
+            continue
+        takes = [spec.name for spec in known if spec.accepts(key)]
+        for spec in (spec for spec in known if not spec.accepts(key)):
+            valid = spec.option_names()
+            close = difflib.get_close_matches(key, [*valid, *settings], n=1)
+            text = (f"{key!r} is neither a setting of the attack's pieces nor an option of solver {spec.name!r}"
+                    if settings else f"{key!r} is not an option of solver {spec.name!r}")
+            text += f" (did you mean {close[0]!r}?)" if close else ""
+            if takes:
+                text += (f"; solver {takes[0]!r} takes it: run solvers that take different options in separate "
+                         "commands")
+            text += f"; give one of {spec.name}'s options ({', '.join(valid)})"
+            return text + (f" or of the pieces' settings ({', '.join(settings)})" if settings else "")
+    return None
 
 
 def _size(nbytes: float) -> str:

@@ -2,8 +2,8 @@
 
 Kept apart from :mod:`theory.studies` (the studies and their running) so that every argument is read and checked —
 ranges by the types of :mod:`theory.arguments`, the output folder, the results database, what ``--reanalyze``
-needs, the memory a dimension takes — before the first run, each misuse ending with exit 2 (1 where stored data is
-missing) and one line naming it.
+needs, the memory a dimension takes, the names of the solver's options — before the first run, each misuse ending
+with exit 2 (1 where stored data is missing) and one line naming it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from zeroopt.plugins import add_plugin_argument
 
-from .arguments import count, counts, folder_problem, memory_problem, number, numbers
+from .arguments import count, counts, folder_problem, memory_problem, number, numbers, option_problem
 from .runner import StudySpec
 from .storage import FileStore
 
@@ -94,6 +94,10 @@ def check_before_work(p: argparse.ArgumentParser, args: argparse.Namespace, spec
         Reads a study's stored runs from its folder and a database (:func:`theory.studies.load_run`), for
         ``--reanalyze``.
     """
+    for spec in specs:  # an option the solver does not take would fail every run
+        wrong = option_problem(dict(spec.solver_options), [spec.solver])
+        if wrong:
+            p.error(f"argument --solver: study {spec.name}'s solver options: {wrong}")
     for spec in specs:  # the rotated quadratic keeps a d × d rotation and the draw it comes from
         d = max(spec.dims)
         too_big = memory_problem(16.0 * d * d if spec.family == "rotated_quadratic" else 24.0 * d,

@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from applications.hardlabel.config import DEFAULT_SOLVER
+from applications.hardlabel.config import DEFAULT_SOLVER, SETTINGS
+from theory.arguments import option_problem
 
 from .models import unknown_model
 
@@ -245,7 +246,7 @@ def _check_types(c: Campaign) -> None:
             raise _wrong(name, "a string", getattr(c, name))
     if not isinstance(c.options, dict):
         raise _wrong("options", "a table of solver options", c.options)
-    _check_options(c.options)
+    _check_options(c.options, c.solvers)
     if c.bounds is not None:
         if not isinstance(c.bounds, list | tuple) or len(c.bounds) != 2 or not all(map(_is_number, c.bounds)):
             raise _wrong("bounds", "two numbers LO, HI", c.bounds)
@@ -256,9 +257,9 @@ def _check_types(c: Campaign) -> None:
         raise _wrong("batch_size", '"auto", "none" or a positive integer', c.batch_size)
 
 
-def _check_options(options: dict[str, Any]) -> None:
-    """The ``[options]`` table maps onto the attack's pieces (a bad setting fails here, before any work); what a
-    campaign sets by a key of its own cannot also come from it."""
+def _check_options(options: dict[str, Any], solvers: list[str]) -> None:
+    """The ``[options]`` table maps onto the attack's pieces and every solver's options (a bad setting or an
+    unknown name fails here, before any work); what a campaign sets by a key of its own cannot also come from it."""
     from applications.hardlabel import attack_keywords
 
     for key, own in (("batch_size", "batch_size"), ("target_pool", "pool"), ("n_classes", "models")):
@@ -268,6 +269,9 @@ def _check_options(options: dict[str, Any]) -> None:
         attack_keywords(options)
     except (TypeError, ValueError) as err:
         raise ValueError(f"options: {err}") from None
+    problem = option_problem(options, solvers, SETTINGS)
+    if problem:
+        raise ValueError(f"options: {problem}")
 
 
 def _default_data(models: list[str]) -> str:

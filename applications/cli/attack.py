@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from applications.hardlabel.config import DEFAULT_SOLVER
+from applications.hardlabel.config import DEFAULT_SOLVER, SETTINGS
+from theory.arguments import option_problem
 
 from .common import (
     check_solvers,
@@ -166,6 +167,10 @@ def _run(file: Path | None, kw: dict[str, Any]) -> int:
     _check_device(campaign.device)
     load_plugins(kw["plugins"])  # before the solvers are checked; exported to ZEROOPT_PLUGINS for Ray's workers
     check_solvers(campaign.solvers)
+    # Again once the plugins are loaded: the campaign checked the built-in solvers' options only.
+    problem = option_problem(campaign.options, campaign.solvers, SETTINGS)
+    if problem:
+        raise click.BadParameter(problem, param_hint="--option / [options]")
     if kw["out"] is not None:
         try:  # here, before the attacks: a folder that cannot be made is known before any work
             kw["out"].mkdir(parents=True, exist_ok=True)
