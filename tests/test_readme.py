@@ -100,7 +100,7 @@ def test_a_chain_written_out_runs_as_written() -> None:
 
 def test_write_your_own_solver_example_runs_as_written() -> None:
     """The own-solver block, in a fresh interpreter (it registers a solver): minimize, then both digits models."""
-    _chain, block, _plugin = _blocks("docs/writing-a-solver.md", "python")  # the plugin: tests/test_plugins.py
+    block = _blocks("docs/writing-a-solver.md", "python")[1]  # [2], the plugin: tests/test_plugins.py
     assert len(block.splitlines()) <= 32
     out = subprocess.run([sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
@@ -109,6 +109,18 @@ def test_write_your_own_solver_example_runs_as_written() -> None:
     assert float(fun) < 1e-3 * 50 and int(queries) <= 20_000
     summaries = [line for line in lines if "adversarial" in line]
     assert len(summaries) == 2 and all(line.startswith("3/3 adversarial") for line in summaries), out.stdout
+
+
+def test_the_contracts_example_runs_a_solver_of_its_own_parts() -> None:
+    """The contracts section's block: an estimator that passes hints and a 1/√t step set by an amend part."""
+    blocks = _blocks("docs/writing-a-solver.md", "python")
+    assert len(blocks) == 4, "the page's blocks: a chain, an own solver, the plugin, the contracts' example"
+    out = subprocess.run([sys.executable, "-c", blocks[3]], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    fun, iterations, step = out.stdout.split()
+    assert float(fun) < 1e-3 * 10  # from f(x0) = 10
+    # Iteration t (from 0) stepped by 0.2 / √(t + 1): the amend part's schedule reached the step rule.
+    assert float(step) == pytest.approx(0.2 / np.sqrt(int(iterations)))
 
 
 def test_what_happens_when_things_go_wrong_example_runs() -> None:
