@@ -14,7 +14,7 @@ def linear_group(x0: np.ndarray, w: np.ndarray, b: float, budget: int) -> Bounda
     def model(x: np.ndarray) -> np.ndarray:
         return (x.reshape(len(x), -1) @ w + b > 0).astype(np.int64)
 
-    img = ImageState(x0, 0, None, zeroopt.QueryLedger(budget=budget))
+    img = ImageState(x0, 0, zeroopt.QueryLedger(budget=budget))
     return BoundaryOracleGroup(model, [img], x0.shape, (-100.0, 100.0), default_eps=1e-6)
 
 

@@ -16,34 +16,31 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 import zeroopt
-from zeroopt import QueryLedger
+from zeroopt import SolverState
 from zeroopt.arrays import like
 from zeroopt.descent import PRESETS
 from zeroopt.errors import attach_partial_result, partial_result
 
-from .adapters import LabelModel, as_label_model
-from .boundary import BoundaryOracleGroup, ImageState
 from .config import (
     AttackConfig,
-    boundary_context,
     check_inputs,
     check_solver_options,
     default_solver,
     default_start,
     explains_misplaced_keywords,
-    initial_precision,
     limit_blas,
-    progress_bar,
     seeds_for,
 )
-from .distance import L2, as_distance
+from .criterion import Criterion, as_criterion
+from .distance import Distance, as_distance
 from .initial import already_adversarial, fresh_initial_search, initial_directions
-from .inputs import as_labels, check_labels_fit
+from .inputs import as_labels
 from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Verify
 from .result import AttackResult
+from .run import AttackRun, label_oracle, solver_for
 from .verify import final_check
 
-__all__ = ["PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "attack"]
+__all__ = ["PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "attack", "descend"]
 
 # The paper's constants and the authors' reference code's (zeroopt.descent.PRESETS), under their old names.
 PAPER_DEFAULTS: dict[str, Any] = dict(PRESETS["paper"])
@@ -57,11 +54,13 @@ def attack(
     y0: ArrayLike,
     *,
     target: ArrayLike | None = None,
+    criterion: Criterion | None = None,
     budget: int = 20_000,
     solver: str | None = None,
     seed: int | Sequence[int] | None = None,
     bounds: tuple[ArrayLike, ArrayLike] = (0.0, 1.0),
-    norm: float | str = 2,
+    norm: float | str | Distance = 2,
+    distance: Distance | None = None,
     progress: bool = False,
     n_classes: int | None = None,
     start: Start | None = None,
@@ -75,9 +74,9 @@ def attack(
 ) -> AttackResult:
     """Hard-label attack on a batch of inputs (OPT: boundary-distance minimisation).
 
-    The attack is assembled from named pieces (the table in docs/attack.md): a criterion (``target``), a
-    distance (``norm``), a :class:`~.pieces.Start`, a :class:`~.pieces.Race` between starts, a
-    :class:`~.pieces.BoundarySearch`, the solver chain (``solver``, ``solver_options``) and its
+    The attack is assembled from named pieces (the table in docs/attack.md): a criterion (``criterion``, or
+    ``target``), a distance (``distance``, or ``norm``), a :class:`~.pieces.Start`, a :class:`~.pieces.Race`
+    between starts, a :class:`~.pieces.BoundarySearch`, the solver chain (``solver``, ``solver_options``) and its
     :class:`~.pieces.Runs`, a :class:`~.pieces.Polish`, and a :class:`~.pieces.Verify` that every attack ends
     with. Each piece is one frozen dataclass of settings, passed whole (``start=Start(n_initial=50)``); one left
     out takes its own defaults, which are the attack's. A piece's setting or a solver option given as a keyword
@@ -94,9 +93,13 @@ def attack(
     y0 : array_like
         Their labels ``(N,)`` (class indices).
     target : array_like, optional
-        The criterion: ``None`` (default) for an untargeted attack, or target labels ``(N,)``. A targeted attack
-        starts from examples of the target class: ``start=Start(target_examples=...)`` or
-        ``start=Start(target_pool=(x, y))``.
+        The criterion's short spelling: ``None`` (default) for an untargeted attack, or target labels ``(N,)``
+        (``criterion=TargetedMisclassification(target)``). A targeted attack starts from examples of the target
+        class: ``start=Start(target_examples=...)`` or ``start=Start(target_pool=(x, y))``.
+    criterion : Criterion, optional
+        What makes a point adversarial (:mod:`.criterion`): :class:`~.criterion.Misclassification` (the default),
+        :class:`~.criterion.TargetedMisclassification`, or a subclass of one's own that writes
+        ``is_adversarial(labels, label, index)``. Not with ``target``.
     budget : int, default 20_000
         Per-input hard cap on model queries (every sample sent to the model counts one).
     solver : str, optional
@@ -115,8 +118,11 @@ def attack(
         ``(lower, upper)`` of the input domain, scalars or arrays broadcastable to one input's shape (per-feature
         boxes for tabular data); every query is clipped to it.
     norm : {2, numpy.inf}, default 2
-        The distance minimised and reported: ``2`` (L2, the paper's) or ``np.inf`` (L∞; also ``"inf"``,
-        ``"linf"``). Every ray is measured in it, so g(θ) is the distance in that norm (:mod:`.distance`).
+        The distance's short spelling: ``2`` (L2, the paper's) or ``np.inf`` (L∞; also ``"inf"``, ``"linf"``).
+    distance : Distance, optional
+        The distance minimised and reported (:mod:`.distance`): ``L2`` (the default), ``LINF``,
+        ``LpDistance(p)``, or a subclass of one's own that writes ``lengths(rows)``. Every ray is measured in it,
+        so g(θ) is the distance to the boundary in it. Not with another ``norm`` than 2.
     progress : bool, default False
         Show a progress bar (queries spent out of the total budget).
     n_classes : int, optional
@@ -160,7 +166,7 @@ def attack(
     Returns
     -------
     AttackResult
-        Per input: ``x_adv`` (the best adversarial found, verified by the model), ``distortion`` (in ``norm``,
+        Per input: ``x_adv`` (the best adversarial found, verified by the model), ``distortion`` (in the distance,
         ``inf`` when none was found), ``queries``, ``success``, ``trace``; plus ``model_calls`` and ``wall_time``.
 
     See Also
@@ -182,122 +188,68 @@ def attack(
     TypeError: n_initial belongs to the start: pass start=Start(n_initial=50)
     """
     started = time.perf_counter()
-    # 1. Validate the common arguments, the pieces and the solver's options.
-    solver = default_solver(norm) if solver is None else solver
+    # 1. The criterion, the distance, the pieces and the solver's options, checked before the first query.
+    criterion, distance = as_criterion(criterion, target), as_distance(norm, distance)
+    solver = default_solver(distance) if solver is None else solver
     x, lo, hi = check_inputs(x0, budget, solver, bounds)
-    distance = as_distance(norm)
-    start = default_start(norm) if start is None else start
-    cfg = AttackConfig.of(start=start, race=race, boundary_search=boundary_search, runs=runs, polish=polish,
-                          verify=verify, model_options=model_options)
+    cfg = AttackConfig.of(start=default_start(distance) if start is None else start, race=race,
+                          boundary_search=boundary_search, runs=runs, polish=polish, verify=verify,
+                          model_options=model_options)
     options = check_solver_options(solver_options, solver)
-    n, shape = x.shape[0], x.shape[1:]
-    # 2. Adapt the model to a hard-label oracle.
-    if isinstance(model, LabelModel):
-        cfg.model_options.check_wrapped(model)
-    label_model: LabelModel = model if isinstance(model, LabelModel) else as_label_model(
-        model, n_classes=n_classes, batch_size=cfg.model_options.batch_for(model))
-    calls_before, k = label_model.calls, n_classes if n_classes is not None else label_model.n_classes
-    y = as_labels(y0, n, "y0", k)
-    tgt = None if target is None else as_labels(target, n, "target", k)
-    if tgt is not None and (tgt == y).any():
-        i = int(np.flatnonzero(tgt == y)[0])
-        raise ValueError(f"target equals y0 for input {i} (label {y[i]}); a targeted attack needs another class")
-    cfg.start.check_targets(tgt, shape)
-    rngs = [np.random.default_rng(s) for s in seeds_for(seed, n)]
-    # 3. The solver, as the registry builds it for g(θ).
-    piecewise = cfg.model_options.piecewise_constant
-    piecewise = label_model.piecewise_constant if piecewise is None else piecewise
-    spec, context = zeroopt.get_solver(solver), boundary_context(shape, cfg.runs.preset, piecewise)
-    resolved = spec.resolve(context, **options)
-    built, eps0 = spec.build(context, **resolved), initial_precision(resolved)
-    # 4. The boundary oracle group: one ledger per input (the final check's reserve held back).
-    # The model sees float32 inputs: work from exactly those values, so every reported distance is exact.
-    flat = x.reshape(n, -1).astype(np.float32).astype(np.float64)
-    reserve = cfg.verify.reserve(int(budget))
-    images = [ImageState(flat[i], int(y[i]), None if tgt is None else int(tgt[i]),
-                         QueryLedger(budget=int(budget) - reserve)) for i in range(n)]
-    on_device = on_model_device(flat, cfg.model_options.device_for(label_model))
-    for i, img in enumerate(images):  # the rays start on the model's device (or stay in numpy: None)
-        img.x0_device = None if on_device is None else on_device[i]
-    bar = progress_bar(progress, n * int(budget))
-    group = BoundaryOracleGroup(_labels_checked(label_model, y, tgt), images, shape, (lo, hi), default_eps=eps0,
-                                ratio=cfg.boundary_search.local_ratio, growth=cfg.boundary_search.local_growth,
-                                on_round=None if bar is None else bar.update, distance=distance)
-
-    def result(solver_results: list[Any], passed: Any) -> AttackResult:
-        return AttackResult.from_images(images, shape, solver_results, label_model.calls - calls_before,
-                                        time.perf_counter() - started, group.model_seconds, passed, distance.name)
-
-    members: list[int] = []
-    ran: Any = None
+    # 2. The model as a hard-label oracle; the labels and the criterion checked against the batch.
+    label_model = label_oracle(model, cfg, n_classes)
+    k = n_classes if n_classes is not None else label_model.n_classes
+    y = as_labels(y0, len(x), "y0", k)
+    criterion = criterion.for_batch(y, k)
+    cfg.start.check_targets(criterion.targets, x.shape[1:])
+    rngs = [np.random.default_rng(s) for s in seeds_for(seed, len(x))]
+    # 3. The run: the solver as the registry builds it for g(θ), one ledger and generator per input.
+    run = AttackRun.open(label_model, x, y, criterion, distance, cfg,
+                         solver_for(solver, options, x.shape[1:], cfg, label_model), rngs=rngs, bounds=(lo, hi),
+                         budget=budget, progress=progress, started=started)
     restore_blas = limit_blas(cfg.model_options.blas_threads)
-    solver_results: list[Any] = [None] * n  # per input, filled when the runs end (or are cut short)
     try:
-        # 5. Inputs the model already gets wrong are done at once; the others get initial directions.
-        todo = already_adversarial(group)
-        starts, race_queries = cfg.race.plan(int(budget), targeted=tgt is not None, dim=context.dim)
-        members, theta0, g0, states = initial_directions(group, todo, rngs, cfg, shape, tgt, eps0, context,
-                                                         built, starts=starts, race_queries=race_queries)
-        if on_device is not None:  # the runs compute where the model lives (a run going on from a state: as it was)
-            theta0 = [t if s is not None else like(t, on_device) for t, s in zip(theta0, states, strict=True)]
-        # 6. One zeroopt run per input, all in lockstep, restarted while converged with budget left (once a
-        # run's basin is spent, from a new initial search).
-        fresh = None
-        # Pruning takes coordinates out of a perturbation, which shortens it in L2 but not in L∞ (its largest
-        # coordinate stays), so an L∞ attack never prunes.
-        prunes = cfg.polish.prune and distance == L2
-        if cfg.runs.fresh_restarts:
-            fresh = fresh_initial_search(group, members, rngs, cfg, shape, tgt, eps0, context, built)
-        try:
-            ran = zeroopt.solve_many(built, theta0, group, rngs=[rngs[i] for i in members], members=members,
-                                     f0=g0, f0_eps=eps0, max_iter=cfg.runs.max_iter, restarts=cfg.runs.restarts,
-                                     fresh_start=fresh, polish=zeroopt.pruning() if prunes else None,
-                                     polish_reserve=cfg.polish.polish_reserve, states=states)
-        except BaseException as err:
-            ran = partial_result(err)  # one partial OptimizeResult per run
-            raise
-        finally:
-            if isinstance(ran, list) and len(ran) == len(members):
-                solver_results = [None] * n
-                for i, r in zip(members, ran, strict=True):
-                    solver_results[i] = r
-        # 7. Re-check each best point.
-        verified = final_check(group, reserve, int(budget), (lo, hi))
+        # 4. Inputs the model already gets wrong are done at once; the others get initial directions, raced.
+        todo = already_adversarial(run.group)
+        members, theta0, g0, states = initial_directions(run, todo, *run.race_plan())
+        # 5. One zeroopt run per input, in lockstep, restarted while converged with budget left.
+        descend(run, members, theta0, g0, states)
+        # 6. Re-check each best point.
+        verified = final_check(run)
     except BaseException as err:
         # Nothing found so far is lost, whatever stopped the attack (the model, Ctrl-C): the exception keeps
         # its type and carries every adversarial the model labelled up to the failure, and the runs' results.
-        raised = attach_partial_result(err, result(solver_results, [img.best_point is not None for img in images]))
+        raised = attach_partial_result(err, run.result([img.best_point is not None for img in run.images]))
         if raised is err:
             raise
         raise raised from err
     finally:
         restore_blas()
-        if bar is not None:
-            bar.close()
-    return result(solver_results, verified)
+        run.close()
+    return run.result(verified)
 
 
-def on_model_device(flat: Any, device: Any) -> Any:
-    """``flat`` (the inputs, float64) as a torch tensor on ``device``, or ``None`` when the attack stays in numpy."""
-    if device is None:
-        return None
-    import torch
-
-    return torch.as_tensor(flat, dtype=torch.float64, device=device)
-
-
-def _labels_checked(label_model: LabelModel, y: Any, tgt: Any) -> Any:
-    """The model as the attack queries it: labels beyond its score width (once known) are an error.
-
-    Without ``n_classes`` the width is learnt from the first scores; the check comes before any label is
-    used, so a label 12 on a 10-class model is never taken for "already misclassified".
-    """
-    if label_model.n_classes is not None:
-        return label_model
-
-    def labels(batch: Any) -> Any:
-        out = label_model(batch)
-        check_labels_fit(label_model.score_width, {"y0": y, "target": tgt})
-        return out
-
-    return labels
+def descend(run: AttackRun, members: list[int], theta0: list[Any], g0: list[float],
+            states: list[SolverState | None]) -> None:
+    """One zeroopt run per input of ``members``, all in lockstep, restarted while converged with budget left
+    (once a run's basin is spent, from a new initial search); their results go to ``run.solver_results``."""
+    if run.on_device is not None:  # the runs compute where the model lives (a run going on from a state: as it was)
+        theta0 = [t if s is not None else like(t, run.on_device) for t, s in zip(theta0, states, strict=True)]
+    cfg = run.config
+    # Pruning takes coordinates out of a perturbation: only a distance that this shortens prunes (L2, not L∞).
+    prunes = cfg.polish.prune and run.group.distance.prunes
+    fresh = fresh_initial_search(run, members) if cfg.runs.fresh_restarts else None
+    ran: Any = None
+    try:
+        ran = zeroopt.solve_many(run.solver, theta0, run.group, rngs=[run.rngs[i] for i in members],
+                                 members=members, f0=g0, f0_eps=run.eps, max_iter=cfg.runs.max_iter,
+                                 restarts=cfg.runs.restarts, fresh_start=fresh,
+                                 polish=zeroopt.pruning() if prunes else None,
+                                 polish_reserve=cfg.polish.polish_reserve, states=states)
+    except BaseException as err:
+        ran = partial_result(err)  # one partial OptimizeResult per run
+        raise
+    finally:
+        if isinstance(ran, list) and len(ran) == len(members):
+            for i, r in zip(members, ran, strict=True):
+                run.solver_results[i] = r

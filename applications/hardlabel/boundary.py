@@ -23,6 +23,7 @@ from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, 
 from zeroopt.arrays import host, is_foreign, like, namespace, take
 from zeroopt.oracle import Request, Response
 
+from .criterion import Criterion, Misclassification
 from .distance import L2, Distance
 from .flat import flat_pixels
 from .ray import Bound, Ray
@@ -37,24 +38,21 @@ from .search import (  # noqa: F401  (re-exported: the searches' names, where th
 
 __all__ = ["BoundaryOracleGroup", "Ray", "RaySearch"]
 
+UNTARGETED = Misclassification()
+
+
 @dataclass
 class ImageState:
     """Per-image bookkeeping: ledger, best verified adversarial, trace of improvements."""
 
     x0: NDArray[np.float64]  # as the model sees it (float32 values), so distances are exact
     label: int
-    target: int | None
     ledger: QueryLedger
     best_distance: float = math.inf
     best_point: NDArray[np.float64] | None = None
     trace: list[tuple[int, float]] = field(default_factory=list)
     #: x0 on the model's device (``ModelOptions(arrays="model")``): the rays start there; ``None``: numpy.
     x0_device: Any = None
-
-    def is_adversarial(self, labels: NDArray[np.int64]) -> NDArray[np.bool_]:
-        if self.target is None:
-            return labels != self.label
-        return labels == self.target
 
 
 class BoundaryOracleGroup(OracleGroup):
@@ -65,7 +63,7 @@ class BoundaryOracleGroup(OracleGroup):
     model
         Hard-label model on a batch ``(n, *input_shape)`` returning ``(n,)`` labels.
     images
-        Per-image state (x0 flat, label, target, ledger).
+        Per-image state (x0 flat, label, ledger).
     input_shape
         Shape of one input as the model expects it.
     bounds
@@ -81,6 +79,8 @@ class BoundaryOracleGroup(OracleGroup):
     distance
         The norm every distance is measured in (:mod:`.distance`): rays are parametrised by it, and the best
         points are kept by it.
+    criterion
+        Which labels make a point adversarial (:mod:`.criterion`; default: any but the input's own).
     """
 
     def __init__(
@@ -95,9 +95,11 @@ class BoundaryOracleGroup(OracleGroup):
         growth: float = PAPER_LOCAL_GROWTH,
         on_round: Callable[[int], None] | None = None,
         distance: Distance = L2,
+        criterion: Criterion = UNTARGETED,
     ) -> None:
         self.model = model
         self.distance = distance
+        self.criterion = criterion
         self.images = list(images)
         self.input_shape = tuple(input_shape)
         self.lo, self.hi = bounds
@@ -147,7 +149,7 @@ class BoundaryOracleGroup(OracleGroup):
         for owner in np.unique(owners):
             rows = np.flatnonzero(owners == owner)
             img = self.images[owner]
-            adv = img.is_adversarial(labels[rows])
+            adv = self.criterion.is_adversarial(labels[rows], img.label, int(owner))
             adversarial[rows] = adv
             if record and adv.any():
                 hits = rows[adv]
@@ -264,7 +266,7 @@ class BoundaryOracleGroup(OracleGroup):
             k = next((i for i, s in enumerate(searches) if not s.done), len(searches))
             exhausted = k < len(searches)
             spent = self.images[owner].ledger.spent
-            if isinstance(req, FlatCoordinates) and self.distance is not L2:
+            if isinstance(req, FlatCoordinates) and self.distance != L2:
                 responses.append(FlatMask(flat=None, queries=spent))  # flat_pixels' geometry is L2's: knows nothing
             elif isinstance(req, FlatCoordinates):
                 responses.append(flat_pixels(self.images[owner].x0, np.asarray(req.point, dtype=float), req.value,

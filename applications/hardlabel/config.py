@@ -55,8 +55,8 @@ LINF_START = Start(n_initial=1)
 
 
 def default_solver(norm: Any) -> str:
-    """The solver an attack in ``norm`` runs when none is named: :data:`DEFAULT_LINF_SOLVER` for L∞,
-    :data:`DEFAULT_SOLVER` otherwise."""
+    """The solver an attack in ``norm`` (a norm's spelling or a :class:`~.distance.Distance`) runs when none is
+    named: :data:`DEFAULT_LINF_SOLVER` for L∞, :data:`DEFAULT_SOLVER` otherwise."""
     return DEFAULT_LINF_SOLVER if as_distance(norm) == LINF else DEFAULT_SOLVER
 
 
@@ -240,7 +240,7 @@ def explains_misplaced_keywords(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         stray = {k: v for k, v in kwargs.items() if k not in own}
         if stray:
-            solver = kwargs.get("solver") or default_solver(kwargs.get("norm", 2))
+            solver = kwargs.get("solver") or default_solver(kwargs.get("distance") or kwargs.get("norm", 2))
             raise TypeError(misplaced_keywords(stray, solver, own))
         return fn(*args, **kwargs)
 

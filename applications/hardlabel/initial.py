@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from zeroopt import (
     BoxDirections,
-    Chain,
     DirectionSampler,
     FreshStart,
     RaceWinner,
-    SolverContext,
     SolverState,
     halving_rounds,
     make_sampler,
@@ -29,15 +27,18 @@ from zeroopt.arrays import copy
 
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch
+from .pieces import SELECTIONS
 from .record import record_search
 from .tournament import tournament
+
+if TYPE_CHECKING:
+    from .run import AttackRun
 
 __all__ = [
     "already_adversarial", "fallback_candidates", "fallback_picks", "flat_pool", "fresh_initial_search",
     "initial_candidates", "initial_directions", "initial_search", "uniform_candidates",
 ]
 
-SELECTIONS = ("tournament", "halving-tournament", "record", "bisect-all")
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
 
 
@@ -57,7 +58,6 @@ def initial_candidates(
     todo: list[int],
     rngs: list[np.random.Generator],
     n_initial: int,
-    shape: tuple[int, ...],
     tgt: NDArray[np.int64] | None,
     target_examples: NDArray[np.float64] | None,
     target_pool: tuple[NDArray[np.float64], NDArray[np.int64]] | None,
@@ -237,36 +237,28 @@ def already_adversarial(group: BoundaryOracleGroup) -> list[int]:
 
 
 def initial_directions(
-    group: BoundaryOracleGroup,
-    todo: list[int],
-    rngs: list[np.random.Generator],
-    config: Any,
-    shape: tuple[int, ...],
-    tgt: NDArray[np.int64] | None,
-    eps: float,
-    context: SolverContext | None = None,
-    solver: Chain | None = None,
-    starts: int = 1,
-    race_queries: int = 0,
+    run: AttackRun, todo: list[int], starts: int = 1, race_queries: int = 0
 ) -> tuple[list[int], list[NDArray[np.float64]], list[float], list[SolverState | None]]:
     """θ0 and g(θ0) for every input in ``todo`` that has an adversarial direction and budget left.
 
-    ``config`` (an :class:`~.config.AttackConfig`) supplies its ``start`` (``n_initial``, ``n_uniform``, the
-    sampler, the selection, ``target_examples``, ``target_pool``) and its ``race`` (``race_iterations``,
-    ``race_keeps_state``, ``race_halving``). Each family of candidates (the sampler's, and for untargeted
-    attacks ``n_uniform`` toward uniform points of the domain) joins one search, whose winner is θ0. With a
-    ``solver``, the winners of separate searches race (:func:`zeroopt.race`) and the one that got lowest is θ0: each
-    family's own search when ``race_iterations > 0`` (a race of that many iterations), and ``starts`` independent
-    searches, each of new candidates, when ``starts > 1`` (a race of ``race_queries`` queries per input, or of
-    ``race_iterations`` when that comes first). Returns ``(inputs, unit directions, values, states)``: per input,
-    the state of the race's winning run when ``config.race.race_keeps_state`` (the descent goes on from it,
-    :class:`zeroopt.RaceWinner`), else ``None`` (it starts afresh from the direction).
+    The run's ``config`` supplies its ``start`` (``n_initial``, ``n_uniform``, the sampler, the selection,
+    ``target_examples``, ``target_pool``) and its ``race`` (``race_iterations``, ``race_keeps_state``,
+    ``race_halving``); its criterion's targets say whether the candidates point at target examples. Each family of
+    candidates (the sampler's, and for untargeted attacks ``n_uniform`` toward uniform points of the domain) joins
+    one search, whose winner is θ0. The winners of separate searches race (:func:`zeroopt.race`, with the run's
+    solver) and the one that got lowest is θ0: each family's own search when ``race_iterations > 0`` (a race of
+    that many iterations), and ``starts`` independent searches, each of new candidates, when ``starts > 1`` (a
+    race of ``race_queries`` queries per input, or of ``race_iterations`` when that comes first). Returns
+    ``(inputs, unit directions, values, states)``: per input, the state of the race's winning run when
+    ``race_keeps_state`` (the descent goes on from it, :class:`zeroopt.RaceWinner`), else ``None`` (it starts
+    afresh from the direction).
     """
-    dim, start, race_cfg = int(np.prod(shape)), config.start, config.race
-    examples, pool = flat_pool(start.target_examples, start.target_pool, dim)
-    sampler = None if start.initial_directions == "gaussian" else make_sampler(start.initial_directions, context)
-    racing = solver is not None and (race_cfg.race_iterations > 0 or (starts > 1 and race_queries > 0))
-    families = [initial_candidates(group.images, todo, rngs, start.n_initial, shape, tgt, examples, pool, sampler)
+    group, rngs, tgt, eps, solver = run.group, run.rngs, run.targets, run.eps, run.solver
+    start, race_cfg = run.config.start, run.config.race
+    examples, pool = flat_pool(start.target_examples, start.target_pool, run.context.dim)
+    sampler = None if start.initial_directions == "gaussian" else make_sampler(start.initial_directions, run.context)
+    racing = race_cfg.race_iterations > 0 or (starts > 1 and race_queries > 0)
+    families = [initial_candidates(group.images, todo, rngs, start.n_initial, tgt, examples, pool, sampler)
                 for _ in range(starts if racing else 1)]
     if tgt is None and start.n_uniform > 0:
         families.append(uniform_candidates(group, todo, rngs, start.n_uniform))
@@ -285,7 +277,6 @@ def initial_directions(
             winners[i].append((theta, value, eps))
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
     if racing:
-        assert solver is not None
         rounds = halving_rounds(starts) if race_cfg.race_halving and starts > 1 else 1
         chosen = race(solver, [_distinct(winners[i]) for i in found], group, rngs=[rngs[i] for i in found],
                       members=found, iterations=race_cfg.race_iterations or None, queries=race_queries or None,
@@ -313,25 +304,15 @@ def _distinct(
     return out
 
 
-def fresh_initial_search(
-    group: BoundaryOracleGroup,
-    members: list[int],
-    rngs: list[np.random.Generator],
-    config: Any,
-    shape: tuple[int, ...],
-    tgt: NDArray[np.int64] | None,
-    eps: float,
-    context: SolverContext | None = None,
-    solver: Chain | None = None,
-) -> FreshStart:
+def fresh_initial_search(run: AttackRun, members: list[int]) -> FreshStart:
     """``fresh_start`` for :func:`zeroopt.solve_many`: a new :func:`initial_directions` search (new candidates
     from each input's generator) for the runs whose basin is spent; run ``k`` attacks input ``members[k]``.
     One search per input (the race between independent starts is the first search's, sized by the budget)."""
 
     def fresh_start(runs: list[int]) -> list[tuple[NDArray[np.float64], float, float] | None]:
         inputs = [members[k] for k in runs]
-        found, thetas, values, _ = initial_directions(group, inputs, rngs, config, shape, tgt, eps, context, solver)
-        got = {i: (t, v, eps) for i, t, v in zip(found, thetas, values, strict=True)}
+        found, thetas, values, _ = initial_directions(run, inputs)
+        got = {i: (t, v, run.eps) for i, t, v in zip(found, thetas, values, strict=True)}
         return [got.get(i) for i in inputs]
 
     return fresh_start

@@ -26,10 +26,9 @@ from zeroopt.descent import PRESETS
 from zeroopt.samplers import sampler_names
 
 from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_RATIO
-from .initial import SELECTIONS
 
 __all__ = [
-    "CPU_MODEL_BATCH", "GPU_MODEL_BATCH", "RACE_AUTO", "RACE_UNTARGETED",
+    "CPU_MODEL_BATCH", "GPU_MODEL_BATCH", "RACE_AUTO", "RACE_UNTARGETED", "SELECTIONS",
     "BoundarySearch", "ModelOptions", "Polish", "Race", "Runs", "Start", "Verify",
 ]
 
@@ -40,6 +39,8 @@ RACE_AUTO = "auto"
 #: ``ModelOptions(batch_size="auto")``: the largest chunk sent to a model at once on a CPU, and on a GPU.
 CPU_MODEL_BATCH = 256
 GPU_MODEL_BATCH = 4096
+#: ``Start(initial_selection=...)``: how the initial search picks its best candidate (:func:`.initial.initial_search`).
+SELECTIONS = ("tournament", "halving-tournament", "record", "bisect-all")
 
 
 def _is_real(value: Any) -> bool:

@@ -21,7 +21,7 @@ class AttackResult:
         ``(N, *input_shape)`` best adversarial example found for each input (the model labelled exactly
         this point adversarial); the original input where none was found.
     distortion
-        ``(N,)`` distance ‖x_adv − x0‖ in the attack's ``norm``; ``inf`` where no adversarial was found, 0 for
+        ``(N,)`` distance ‖x_adv − x0‖ in the attack's distance; ``inf`` where no adversarial was found, 0 for
         inputs the model already misclassified.
     queries
         ``(N,)`` model queries spent on each input (never above the budget).
@@ -40,7 +40,7 @@ class AttackResult:
         Per input, the zeroopt ``OptimizeResult`` of the boundary-distance minimisation (of its last restart;
         ``None`` when the input needed none), for diagnostics.
     norm
-        The distance's name: ``"L2"`` or ``"L∞"``.
+        The distance's name: ``"L2"``, ``"L∞"``, ... (:attr:`.distance.Distance.name`).
     """
 
     x_adv: NDArray[np.float32]

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
 
-from .boundary import BoundaryOracleGroup
 from .recheck import label_alone, recheck_scales
+
+if TYPE_CHECKING:
+    from .run import AttackRun
 
 __all__ = ["final_check"]
 
 VERIFY_STEP = 1e-3  # the safer versions scale the perturbation by 1.001, 1.002, ... (see recheck.py)
 
 
-def final_check(
-    group: BoundaryOracleGroup, reserve: int, budget: int, bounds: tuple[NDArray[np.float64], NDArray[np.float64]]
-) -> NDArray[np.bool_]:
+def final_check(run: AttackRun) -> NDArray[np.bool_]:
     """Label each input's best point (and safer versions of it) once more; keep the closest still adversarial.
 
-    Returns, per input, whether the returned point passed this re-check (without a reserve, whether an
-    adversarial was found). An input the model already gets wrong is labelled alone once more.
+    The run's ``reserve`` queries per input, held back from its ledger, are released to pay for it. Returns, per
+    input, whether the returned point passed this re-check (without a reserve, whether an adversarial was found).
+    An input the model already gets wrong is labelled alone once more.
     """
+    group, reserve, budget, bounds = run.group, run.reserve, run.budget, (run.group.lo, run.group.hi)
     images = group.images
     found = np.array([img.best_point is not None for img in images])
     if reserve == 0:
