@@ -262,9 +262,9 @@ def test_relative_precision_follows_the_value_and_only_sign_growing_asks_for_it(
     assert rel(0.001, 0.0) == zeroopt.parts.MIN_RELATIVE_EPS  # never ε = 0, which no search reaches
     sphere = zeroopt.SolverContext(dim=64, unit_sphere=True, adjustable_precision=True)
     growing = zeroopt.make_solver("sign-growing", sphere)
-    # sign-growing asks for β/100 of the value (coarser than the reference code's β/500: GROWING_EPS_PER_BETA)
+    # sign-growing asks for β/100 of the value (coarser than the reference code's β/500)
     assert growing.requested_eps(0.001, 0.05) == pytest.approx(0.001 / 100 * 0.05)
-    assert zeroopt.solvers.GROWING_EPS_PER_BETA == 1 / 100
+    assert zeroopt.registry.recipe_defaults(zeroopt.sign_growing_on_radius)["eps_per_beta"] == 1 / 100
     for paper_like in ("sign", "rgf"):  # the paper's solvers keep the reference code's absolute β/500
         built = zeroopt.make_solver(paper_like, sphere)
         assert built.requested_eps(0.001, 0.05) == pytest.approx(0.001 / 500)

@@ -26,18 +26,19 @@ from zeroopt import plugins
 ROOT = Path(__file__).resolve().parents[1]
 SPSA = "docs/examples/spsa_plugin.py"
 TOY = """
+from dataclasses import replace
+
 import zeroopt
-from zeroopt.solvers import RGFOptions
 
 
-def make(opts, ctx):
-    return zeroopt.descent_solver({name!r}, opts, zeroopt.forward_difference, context=ctx)
+def make(context, *, q: int = 20, beta: float = 0.005):
+    return replace(zeroopt.rgf(context, q=q, beta=beta), name={name!r})
 
 
 {how}
 """
-AT_IMPORT = "zeroopt.register_solver({name!r}, RGFOptions, 'rgf under another name')(make)"
-ON_CALL = "def register():\n    zeroopt.register_solver({name!r}, RGFOptions, 'rgf under another name')(make)"
+AT_IMPORT = "zeroopt.register_recipe({name!r}, make, 'rgf under another name')"
+ON_CALL = "def register():\n    zeroopt.register_recipe({name!r}, make, 'rgf under another name')"
 
 
 def toy(folder: Path, module: str, name: str, *, on_call: bool = False) -> Path:

@@ -67,7 +67,7 @@ def test_sign_solvers_take_the_probe_level_as_an_option() -> None:
 
     radial = boundary_context((1, 4, 4), "paper")
     # Sign-OPT's solver compares with the value unless asked; sign-growing, whose probes on a radius start wider
-    # than the two levels agree at (GROWING_WIDE_BETA), with the tangent plane's level
+    # than the two levels agree at (0.04 rad), with the tangent plane's level
     assert "probe_level" not in zeroopt.get_solver("sign").context_defaults(radial)
     assert zeroopt.get_solver("sign-growing").context_defaults(radial)["probe_level"] == "tangent"
     for name in ("sign", "sign-growing"):

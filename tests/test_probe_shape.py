@@ -11,8 +11,11 @@ from hypothesis.extra.numpy import arrays
 
 import zeroopt
 from zeroopt import IterateShapedProbes, SolverContext, make_solver, orthonormal_rows
+from zeroopt.registry import recipe_defaults
 from zeroopt.shaping import shape_weights
-from zeroopt.solvers import GROWING_PROBE_SHAPE
+from zeroopt.sign_solvers import sign_growing_on_radius
+
+GROWING_PROBE_SHAPE = recipe_defaults(sign_growing_on_radius)["probe_shape"]
 
 D = 40
 

@@ -111,7 +111,7 @@ def test_solve_many_polishes_once_at_the_end_and_goes_on_from_there(budget: int)
     ctx = zeroopt.SolverContext(dim=dim, unit_sphere=True, radial=True)
     # A descent at a fixed narrow β, which leaves some of the free coordinates in by the end of these budgets (the
     # default's probes, wide while the steps are long, can reach the optimum at 400 queries on their own).
-    solver = zeroopt.make_solver("sign-growing", ctx, beta=zeroopt.solvers.GROWING_BETA, beta_per_step=None,
+    solver = zeroopt.make_solver("sign-growing", ctx, beta=0.01, beta_per_step=None,
                                  probe_level="value")
     x0 = np.concatenate([np.full(NEEDED, 1.0), 0.5 * np.random.default_rng(2).standard_normal(dim - NEEDED)])
     x0 /= np.linalg.norm(x0)

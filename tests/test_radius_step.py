@@ -108,8 +108,8 @@ def test_a_sign_descent_starts_wide_narrows_as_its_steps_shorten_and_ends_lower(
 
 def test_the_attacks_smooth_radius_starts_wide_and_narrows_to_growing_beta_as_its_steps_shorten() -> None:
     """sign-growing where the value is a smooth radius (the hard-label g of a neural network; here the distance
-    along θ to a plane, whose minimum is the plane's normal): probes GROWING_WIDE_BETA wide at first, at the
-    tangent level, and GROWING_BETA once the steps have shortened; ``beta_per_step=None`` keeps β fixed."""
+    along θ to a plane, whose minimum is the plane's normal): probes 0.04 rad wide at first, at the
+    tangent level, and 0.01 rad once the steps have shortened; ``beta_per_step=None`` keeps β fixed."""
     d = 40
     normal = np.abs(np.random.default_rng(3).standard_normal(d))
     normal /= np.linalg.norm(normal)
@@ -119,9 +119,9 @@ def test_the_attacks_smooth_radius_starts_wide_and_narrows_to_growing_beta_as_it
         return 1 / cos if cos > 1e-9 else 1e6
 
     radial = zeroopt.SolverContext(dim=d, unit_sphere=True, radial=True, adjustable_precision=True)
-    resolved = zeroopt.get_solver("sign-growing").resolve(radial)
+    resolved = zeroopt.get_solver("sign-growing").defaults(radial)
     assert resolved["probe_level"] == "tangent" and resolved["beta_per_step"] == STEP_RADIUS_RATIO
-    wide, narrow = zeroopt.solvers.GROWING_WIDE_BETA, zeroopt.solvers.GROWING_BETA
+    wide, narrow = 0.04, 0.01
     assert resolved["beta"] * resolved["beta_step_floor"] == pytest.approx(narrow) and wide > narrow
 
     def run(**options: Any) -> zeroopt.OptimizeResult:

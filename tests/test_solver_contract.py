@@ -1,7 +1,7 @@
 """One contract, run over every registered solver (the nevergrad pattern) — built-in or written here.
 
 Two solvers are defined in this file through zeroopt's public API only: ``test-central`` (central,
-antithetic differences on the shared descent options, declaring its own defaults for a unit-sphere
+antithetic differences: a recipe with the parts it takes as settings, and what it runs on a unit-sphere
 objective) and ``test-bare`` (its own three options, declaring nothing). Every registered solver then goes
 through all four uses: ``zeroopt.minimize``, the hard-label attack (a torch and a LightGBM model), a theory
 study, and the benchmark harness's ``ours`` adapter. No test passes an option because of a solver's name:
@@ -37,18 +37,39 @@ def central_difference(x, fx, directions, beta, scale, eps):  # type: ignore[no-
                                     best_f=float(resp.values[i]), best_eps=float(resp.eps[i]))
 
 
-@dataclass(frozen=True)
-class CentralOptions(zeroopt.DescentOptions):
-    q: int = 10
+def central(
+    context: zeroopt.SolverContext, *, q: int = 10, beta: float = 0.005, step: float = 0.2,
+    step_reset: float | None = 1.0, directions: str = "gaussian", eps_per_beta: float | None = None,
+    retract: object = None, momentum: float | None = None, skip_flat: bool = False, beta_balance: bool = False,
+    beta_per_step: float | None = None, history_span: int | None = None,
+) -> zeroopt.Chain:
+    """A recipe of the test's own: its settings in its signature, its body its chain of parts."""
+    return zeroopt.chain(
+        zeroopt.SkipFlat() if skip_flat else None,
+        None if eps_per_beta is None else zeroopt.PrecisionFollowsBeta(eps_per_beta),
+        zeroopt.FixedProbes(q),
+        zeroopt.Sample(zeroopt.make_sampler(directions, context)),
+        None if history_span is None else zeroopt.HistorySubspaceProbes(history_span),
+        zeroopt.Estimate(central_difference),
+        None if momentum is None else zeroopt.AdaptiveMomentum(momentum),
+        zeroopt.Step(zeroopt.opt_line_search),
+        zeroopt.BestProbe(),
+        zeroopt.RadiusFollowsBalance() if beta_balance else None,
+        None if beta_per_step is None else zeroopt.RadiusFollowsStep(beta_per_step),
+        zeroopt.StallRule(step_reset=step_reset),
+        name="test-central", beta=beta, step=step, retract=retract)  # type: ignore[arg-type]
 
 
-def _central_defaults(context: zeroopt.SolverContext) -> dict:
-    return {"directions": "sphere", **zeroopt.unit_sphere_steps(context)} if context.unit_sphere else {}
+def central_in(context: zeroopt.SolverContext) -> tuple:
+    """On the unit sphere: unit-norm directions, the steps divided by d, the iterate kept there; ε = β/500 where the
+    precision is adjustable."""
+    written: dict = {"eps_per_beta": 1 / 500} if context.adjustable_precision else {}
+    if context.unit_sphere:
+        written |= {"directions": "sphere", **zeroopt.unit_sphere_steps(context), "retract": zeroopt.unit_sphere}
+    return central, written
 
 
-@zeroopt.register_solver("test-central", CentralOptions, "central differences (test file)", defaults=_central_defaults)
-def _make_central(opts: CentralOptions, context: zeroopt.SolverContext) -> zeroopt.Chain:
-    return zeroopt.descent_solver("test-central", opts, central_difference, best_probe=True, context=context)
+zeroopt.register_recipe("test-central", central, "central differences (test file)", in_context=central_in)
 
 
 @dataclass(frozen=True)
@@ -97,9 +118,9 @@ def test_registry_lists_the_required_solvers() -> None:
         assert "q" in spec.defaults(), name
 
 
-def test_context_defaults_come_from_the_registry_only_for_options_a_solver_has() -> None:
+def test_context_defaults_are_what_the_solver_runs_there() -> None:
     sphere = zeroopt.SolverContext(dim=64, unit_sphere=True, adjustable_precision=True)
-    assert zeroopt.get_solver("test-bare").context_defaults(sphere) == {}  # no retract / eps_per_beta options
+    assert zeroopt.get_solver("test-bare").context_defaults(sphere) == {}  # declares nothing
     central = zeroopt.get_solver("test-central").context_defaults(sphere)
     assert central["retract"] is zeroopt.unit_sphere and central["eps_per_beta"] == 1 / 500
     assert central["step"] == 0.2 / 64 and central["step_reset"] == 1 / 64 and central["directions"] == "sphere"

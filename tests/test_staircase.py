@@ -22,7 +22,7 @@ def test_sign_growing_s_wider_probes_see_the_slope_of_a_staircase() -> None:
         return float(np.ceil(np.linalg.norm(x / np.linalg.norm(x) - target) / stair) * stair)
 
     sphere = zeroopt.SolverContext(dim=d, unit_sphere=True, adjustable_precision=True)
-    assert zeroopt.make_solver("sign-growing", sphere).beta == zeroopt.solvers.GROWING_BETA > 0.001
+    assert zeroopt.make_solver("sign-growing", sphere).beta == 0.01 > 0.001
     assert zeroopt.make_solver("sign", sphere).beta == 0.001  # the paper's solvers keep Sign-OPT's β
 
     def final_value(seed: int, **options: float) -> float:
@@ -39,7 +39,7 @@ def test_sign_growing_s_wider_probes_see_the_slope_of_a_staircase() -> None:
 def test_a_piecewise_constant_radius_gets_wider_probes_at_the_tangent_level_and_descends_its_stairs() -> None:
     """A hard-label g of a tree ensemble, in the extreme: the distance along θ to a plane, rounded up to stairs
     of 0.01 (the optimum is 1). Where the context says the radius is piecewise constant, sign-growing's probes are
-    wider (:data:`~zeroopt.solvers.GROWING_PIECEWISE_BETA`) and compared with the tangent plane's level; with the
+    wider (0.5 rad: :func:`~zeroopt.sign_solvers.sign_growing_in`) and compared with the tangent plane's level; with the
     smooth radius's β and level they mostly meet the iterate's own stair and stall far above the optimum."""
     d, stair = 50, 0.01
     normal = np.abs(np.random.default_rng(7).standard_normal(d))
@@ -53,11 +53,11 @@ def test_a_piecewise_constant_radius_gets_wider_probes_at_the_tangent_level_and_
                                   adjustable_precision=True)
     spec = zeroopt.get_solver("sign-growing")
     resolved = spec.resolve(trees)
-    assert resolved["beta"] == zeroopt.solvers.GROWING_PIECEWISE_BETA > zeroopt.solvers.GROWING_BETA
+    assert resolved["beta"] == 0.5 > 0.01
     assert resolved["probe_level"] == "tangent"
     smooth = spec.resolve(dataclasses.replace(trees, piecewise_constant=False))
-    # a smooth radius starts narrower and follows its steps down to GROWING_BETA (tests/test_radius_step.py)
-    assert smooth["beta"] == zeroopt.solvers.GROWING_WIDE_BETA < zeroopt.solvers.GROWING_PIECEWISE_BETA
+    # a smooth radius starts narrower and follows its steps down to 0.01 rad (tests/test_radius_step.py)
+    assert smooth["beta"] == 0.04 < 0.5
     assert "beta_per_step" not in resolved
     assert zeroopt.make_solver("sign-growing", trees, beta=0.01).beta == 0.01  # asked for, it is there
 
@@ -69,4 +69,4 @@ def test_a_piecewise_constant_radius_gets_wider_probes_at_the_tangent_level_and_
         return res.fun
 
     for seed in range(4):
-        assert final_value(seed) < 0.85 * final_value(seed, beta=zeroopt.solvers.GROWING_BETA, probe_level="value")
+        assert final_value(seed) < 0.85 * final_value(seed, beta=0.01, probe_level="value")

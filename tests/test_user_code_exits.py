@@ -108,17 +108,18 @@ def test_model_specs_that_make_no_model() -> None:
 
 
 PLUGIN = """
+from dataclasses import replace
+
 import zeroopt
-from zeroopt.solvers import RGFOptions
 
 open({log!r}, "a").write("ran\\n")
 
 
-def make(opts, ctx):
-    return zeroopt.descent_solver("toy", opts, zeroopt.forward_difference, context=ctx)
+def make(context, *, q: int = 20, beta: float = 0.005):
+    return replace(zeroopt.rgf(context, q=q, beta=beta), name="toy")
 
 
-zeroopt.register_solver({name!r}, RGFOptions, "rgf under another name")(make)
+zeroopt.register_recipe({name!r}, make, "rgf under another name")
 {after}
 """
 

@@ -8,8 +8,9 @@ Quick start::
 
 The pieces: oracles answer requests at a counted cost under a hard budget (:mod:`zeroopt.oracle`);
 solvers are composed from public parts — a direction sampler, a gradient estimator, a step rule and
-behaviours such as the stall rule (:mod:`zeroopt.parts`, :mod:`zeroopt.descent`) — and registered by name
-with their defaults per problem context (:func:`register_solver`, :func:`list_solvers`); :func:`minimize`
+behaviours such as the stall rule (:mod:`zeroopt.parts`, :mod:`zeroopt.descent`) — each built-in one a recipe whose
+signature holds its defaults (:func:`rgf`, :func:`sign_growing`, ...), registered by name with what it runs in
+each problem context (:func:`register_recipe`, :func:`list_solvers`); :func:`minimize`
 runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing oracle calls.
 """
 
@@ -19,7 +20,7 @@ from .base import SolverState
 from .box import BoxDirections
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
 from .chain import Chain, chain
-from .descent import DescentOptions, check_positive, descent_solver, preset_for, unit_sphere_steps
+from .descent import check_positive, preset_for, unit_sphere_steps
 from .differences import AdaptiveDifferences
 from .driver import drive, minimize, run_solver
 from .errors import ObjectiveError, PartialResultError, partial_result
@@ -90,11 +91,11 @@ from .records import IterationRecord, OptimizeResult, Status
 from .registry import (
     SolverContext,
     SolverSpec,
-    generic_defaults,
     get_solver,
     list_solvers,
     make_solver,
     options_from,
+    register_recipe,
     register_solver,
 )
 from .restarts import EXPLOIT_GAIN, POLISH_RESERVE, FreshStart, solve_many
@@ -108,6 +109,8 @@ from .samplers import (
 )
 from .shaping import IterateShapedProbes, ProbeShape
 from .sign_flips import BelowIncumbent, BlockFlips, TakeBest, block_order, sign_flips
+from .sign_solvers import sign, sign_growing, sign_growing_on_radius
+from .solvers import coordinate, rgf, rgf_fixed, trust_region
 from .stages import (
     STAGES,
     Amend,
@@ -132,17 +135,18 @@ __all__ = [
     "multi_scale_directions", "IterateShapedProbes", "ProbeShape", "HistorySubspaceProbes", "RadiusFollowsBalance",
     "RadiusFollowsStep", "RadiusAboveNoise",
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison",
-    "CoordinateDirections", "DescentOptions", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
+    "CoordinateDirections", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",
     "IterationRecord", "Move", "NoisyOracle", "NonFiniteValueError", "OptimizeResult", "Oracle", "OracleGroup",
     "PrecisionFollowsBeta", "PrecisionFollowsValue", "Problem", "ProbeSchedule", "QueryLedger", "SolverContext",
     "SolverSpec",
     "SolverState", "SphereDirections", "StallRule", "StallStop", "Status", "StepResult", "SubsetGroup",
     "ToleranceMonitor", "ToleranceWarning", "armijo_step", "as_oracle", "centered_sign_of_difference",
-    "central_difference", "check_positive", "descent_solver", "drive", "fixed_step", "forward_difference",
-    "generic_defaults", "get_solver", "list_solvers",
+    "central_difference", "check_positive", "drive", "fixed_step", "forward_difference",
+    "get_solver", "list_solvers",
     "make_sampler", "make_solver", "minimize", "opt_line_search", "preset_for", "register_sampler",
-    "register_solver", "run_solver", "semicircle_step", "shrunk_centered_sign_of_difference", "sign_of_difference",
+    "register_recipe", "register_solver", "run_solver", "semicircle_step", "shrunk_centered_sign_of_difference",
+    "sign_of_difference",
     "solve_many", "unit_sphere",
     "unit_sphere_steps",
     # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
@@ -158,6 +162,8 @@ __all__ = [
     "FlatCoordinates", "FlatMask",
     # a search over sign vectors (an L∞ radius is smallest at a vertex direction of the cube)
     "BelowIncumbent", "BlockFlips", "TakeBest", "block_order", "options_from", "sign_flips",
+    # the built-in solvers' recipes: each its settings' defaults in its signature, its body its chain of parts
+    "coordinate", "rgf", "rgf_fixed", "sign", "sign_growing", "sign_growing_on_radius", "trust_region",
     # the solvers driven by hand: ask for points, tell their values
     "AskTell", "ask_tell",
     # a solver is a chain of parts, each an (init, update) pair of one stage (zeroopt.stages)

@@ -34,7 +34,8 @@ def chains_page() -> str:
            "keeps it current). Beside each part, after `<-`, the options that set it (every other option sets the",
            "chain's own `beta`, `step` or `retract`). Why the default solver is set as it is:",
            "[defaults.md](defaults.md).", ""]
-    solvers = sorted(name for name, spec in list_solvers().items() if spec.factory.__module__.startswith("zeroopt."))
+    solvers = sorted(name for name, spec in list_solvers().items()
+                     if (spec.recipe or spec.factory).__module__.startswith("zeroopt."))
     for title, traits in PAGE_CONTEXTS:
         out += [f"## {title}", ""]
         for name in solvers:

@@ -230,8 +230,8 @@ def probe_levels(
     every level down by ε/2, so with those defaults the two levels do about equally (docs/defaults.md). The
     tangent level is the one whose meaning does not hang on how β
     and ε are set (a wider β, a coarser ε), and the attack compares with it wherever its probes are wider: on
-    neural networks, whose probes start 0.04 rad wide (:data:`zeroopt.solvers.GROWING_RADIAL_LEVEL`), and on tree
-    ensembles, 0.5 rad (:data:`zeroopt.solvers.GROWING_PIECEWISE_LEVEL`).
+    neural networks, whose probes start 0.04 rad wide, and on tree ensembles, 0.5 rad
+    (:func:`zeroopt.sign_solvers.sign_growing_on_radius`, :func:`~zeroopt.sign_solvers.sign_growing_in`).
 
     Examples
     --------

@@ -118,7 +118,7 @@ class OrthogonalDirections:
         (:func:`orthonormal_rows` with ``deferred``): the same directions for one Gram-Schmidt pass instead of
         two. Only for a solver whose probes are reshaped and orthonormalised again
         (:class:`~zeroopt.shaping.IterateShapedProbes` with ``orthonormal=True``), which
-        :func:`~zeroopt.descent_solver` sets up by itself.
+        :func:`~zeroopt.descent.sampled` sets up by itself.
     min_ratio
         Orthonormalise a block of k rows in d dimensions only while k/d is at least this (:func:`orthonormal_rows`);
         0: always (the registered ``"orthogonal"``); ``"nearly-orthogonal"`` uses :data:`ORTHOGONAL_MIN_RATIO`.

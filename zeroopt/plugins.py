@@ -1,4 +1,5 @@
-"""Solvers from outside zeroopt: plugins, modules whose import calls :func:`zeroopt.register_solver`.
+"""Solvers from outside zeroopt: plugins, modules whose import calls :func:`zeroopt.register_recipe` (or
+:func:`zeroopt.register_solver`).
 
 A plugin reaches the registry in three ways, all through one loader:
 
@@ -146,9 +147,10 @@ def _import_module(module: str, spec: str) -> ModuleType:
 
 
 def _registered_by(module: str) -> tuple[str, ...]:
-    """The solvers whose factory lives in ``module`` or below it (a plugin imported before it was loaded)."""
+    """The solvers whose recipe or factory lives in ``module`` or below it (a plugin imported before it was
+    loaded)."""
     def inside(spec: object) -> bool:
-        where = getattr(getattr(spec, "factory", None), "__module__", None) or ""
+        where = getattr(getattr(spec, "recipe", None) or getattr(spec, "factory", None), "__module__", None) or ""
         return where == module or where.startswith(module + ".")
 
     return tuple(sorted(n for n, s in list_solvers().items() if inside(s)))

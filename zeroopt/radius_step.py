@@ -29,7 +29,7 @@ __all__ = ["STEP_RADIUS_FLOOR_RATIO", "STEP_RADIUS_RATIO", "STEP_RADIUS_SMOOTHIN
 #: holds while the steps are long and narrows to its floor as they shorten (docs/defaults.md).
 STEP_RADIUS_RATIO = 0.25
 #: Never narrower than a quarter of the solver's own β: for the attack's ``sign-growing`` with β = 0.04, the
-#: late radius 0.01 of its fixed-β form (:data:`~zeroopt.solvers.GROWING_BETA`).
+#: late radius 0.01 of its fixed-β form (:func:`~zeroopt.sign_solvers.sign_growing_on_radius`).
 STEP_RADIUS_FLOOR_RATIO = 0.25
 #: The weight of the newest step in the running mean of log step sizes: the mean forgets a step's effect by half
 #: each iteration, so β follows a trend of a few steps, not one step's luck.

@@ -21,8 +21,8 @@ on a sparse prior are what the newer decision-based attacks do with their subspa
 prior is the iterate itself, and it sharpens as the run goes.
 
 The attack's ``sign-growing`` takes it on the unit sphere where the value is a radius and not piecewise
-constant (:data:`zeroopt.solvers.GROWING_PROBE_SHAPE`): on a tree ensemble's piecewise-constant g it cost more
-than it gave (what it was measured against: docs/defaults.md).
+constant (``probe_shape`` of :func:`zeroopt.sign_solvers.sign_growing_on_radius`): on a tree ensemble's
+piecewise-constant g it cost more than it gave (what it was measured against: docs/defaults.md).
 """
 
 from __future__ import annotations

@@ -14,9 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .base import GradientEstimate, Move, SolverSettings, SolverState
+from .constants import REFERENCE_BETA_DECAY, REFERENCE_BETA_MIN, REFERENCE_STEP_MIN, REFERENCE_STEP_RESET
 from .stages import StopsRun
 
-__all__ = ["DiminishingReturnsRule", "NoProgressRule", "StallRule"]
+__all__ = ["NO_PROGRESS_WINDOW", "DiminishingReturnsRule", "NoProgressRule", "StallRule"]
+
+#: Iterations without improvement after which a fixed-step run stops (:class:`NoProgressRule`).
+NO_PROGRESS_WINDOW = 200
 
 
 @dataclass(frozen=True)
@@ -25,13 +29,14 @@ class StallRule(StopsRun):
 
     When the step size falls below ``step_min``, the finite differences are too coarse for the current
     neighbourhood: the step restarts at ``step_reset`` (the solver's initial step when ``None``), β is
-    multiplied by ``beta_decay``, and the run converges once β < ``beta_min``.
+    multiplied by ``beta_decay``, and the run converges once β < ``beta_min``. The defaults are the reference
+    code's, as the built-in recipes pass them.
     """
 
-    step_min: float
-    step_reset: float | None = None
-    beta_decay: float = 0.1
-    beta_min: float = 0.0
+    step_min: float = REFERENCE_STEP_MIN
+    step_reset: float | None = REFERENCE_STEP_RESET
+    beta_decay: float = REFERENCE_BETA_DECAY
+    beta_min: float = REFERENCE_BETA_MIN
 
     def __call__(self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move) -> Move:
         if not move.next_step < self.step_min:
@@ -51,7 +56,7 @@ class NoProgressRule(StopsRun):
     ``key``, so one solver object serves any number of runs.
     """
 
-    window: int = 200
+    window: int = NO_PROGRESS_WINDOW
     rtol: float = 1e-9
     atol: float = 0.0
     key: str = field(default="no_progress", repr=False)  # where it keeps its memory: not a setting

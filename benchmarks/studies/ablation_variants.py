@@ -12,7 +12,15 @@ from applications.hardlabel.boundary import GALLOPING_GROWTH
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START, AttackConfig
 from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
 from zeroopt.radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO
-from zeroopt.solvers import GROWING_BETA, GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP
+from zeroopt.registry import recipe_defaults
+from zeroopt.sign_solvers import sign_growing_on_radius
+
+#: sign-growing's settings for the attack as its recipe writes them; the fixed-β rows were measured at the β a
+#: smooth radius's probes narrow to.
+_ON_RADIUS = recipe_defaults(sign_growing_on_radius)
+GROWING_BETA = _ON_RADIUS["beta"] * _ON_RADIUS["beta_step_floor"]
+GROWING_EPS_PER_BETA, GROWING_PROBE_SHAPE, GROWING_STEP = (_ON_RADIUS[k] for k in ("eps_per_beta", "probe_shape",
+                                                                                     "step"))
 
 # The reference code's start and the cheap start (the pieces of applications.hardlabel's REFERENCE_START and
 # CHEAP_START) as the flat settings each row names.

@@ -128,7 +128,7 @@ def _register_traced() -> None:
             return it
 
     @zeroopt.register_solver(TRACED, spec.options_type, "sign-growing, recording every iterate and estimate",
-                             defaults=spec.context_defaults_fn)
+                             defaults=spec.context_defaults)
     def _make(opts: Any, ctx: Any) -> zeroopt.Chain:
         built = spec.factory(opts, ctx)
         traced = built.with_part(Seen(built.find(zeroopt.Estimate).estimator))  # type: ignore[union-attr]
@@ -152,8 +152,11 @@ def boundary_gradient(labels: Any, adversarial: Any, margin_gradient: Any, x0: N
 def gradient_structure(experiment: str, n: int, budget: int, seed: int) -> list[dict[str, Any]]:
     """Run the traced default on the first ``n`` inputs to ``budget``; the module docstring's figures per point."""
     from applications.hardlabel import Polish, attack, attack_keywords
+    from zeroopt.registry import recipe_defaults
     from zeroopt.shaping import shape_weights
-    from zeroopt.solvers import GROWING_PROBE_SHAPE
+    from zeroopt.sign_solvers import sign_growing_on_radius
+
+    probe_shape = recipe_defaults(sign_growing_on_radius)["probe_shape"]
 
     _register_traced()
     exp, b, opts = white_box_experiment(experiment, n, budget)
@@ -190,7 +193,7 @@ def gradient_structure(experiment: str, n: int, budget: int, seed: int) -> list[
                 past = np.array([step[2] for step in steps[max(0, k - m):k]])
                 row[f"span{m}"] = span_share(grad, past) / (len(past) / grad.size) if len(past) else float("nan")
             iso = sign_cos2(grad, rng)
-            factors = shape_weights(x, GROWING_PROBE_SHAPE)
+            factors = shape_weights(x, probe_shape)
             row["cos2_isotropic"] = iso
             row["shaped"] = sign_cos2(grad, rng, pixel_factors=factors) / iso
             for power, key in ((1.0, "band"), (0.5, "band_sqrt")):
