@@ -168,7 +168,7 @@ def retracted(spec: Any, chain: Chain) -> Chain:
     warnings.warn(f"solver {chain.name!r} builds a chain without a retraction; the attack's g(θ) lives on the "
                   "unit sphere, so it runs with retract=zeroopt.unit_sphere (build the chain with "
                   "retract=zeroopt.unit_sphere, or give the solver a retract option, to say so)",
-                  UserWarning, stacklevel=4)
+                  UserWarning, stacklevel=5)  # (the caller of attack(), past its keyword check)
     return replace(chain, retract=zeroopt.unit_sphere)
 
 
