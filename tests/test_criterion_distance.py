@@ -1,13 +1,17 @@
-"""The attack from objects: a criterion and a distance of the caller's own, and the solver chain's retraction.
+"""The attack from objects: a criterion and a distance of the caller's own, one run object, the chain's retraction.
 
 ``target=`` and ``norm=`` spell the built-in criterion and distance: passing the objects gives the same run, bit
 for bit. A criterion of one's own decides what is adversarial; a distance of one's own is what every ray, result
-and verification measures, in numpy and on the model's device alike. A solver chain without the unit-sphere
-retraction g(θ) needs runs with it, and says so.
+and verification measures, in numpy and on the model's device alike. What the pipeline's steps share travels in
+one :class:`~applications.hardlabel.run.AttackRun`, so ``attack()`` reads as its pipeline. A solver chain without
+the unit-sphere retraction g(θ) needs runs with it, and says so.
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 import warnings
 from dataclasses import dataclass
 from functools import partial
@@ -28,6 +32,8 @@ from applications.hardlabel import (
     TargetedMisclassification,
     attack,
 )
+from applications.hardlabel.attack import descend
+from applications.hardlabel.initial import fresh_initial_search, initial_directions
 from applications.hardlabel.run import solver_for
 from zeroopt.arrays import namespace
 
@@ -156,3 +162,20 @@ def test_a_chain_without_the_retraction_runs_with_it_and_says_so(fresh: None) ->
 
 class _LabelModelStub:
     piecewise_constant = False
+
+
+def _code_lines(fn) -> int:  # type: ignore[no-untyped-def]
+    """Lines of ``fn`` holding code: its signature and body, without its docstring, comments and blank lines."""
+    source = textwrap.dedent(inspect.getsource(fn))
+    node = ast.parse(source).body[0]
+    doc = node.body[0]  # type: ignore[attr-defined]
+    skip = set(range(doc.lineno, doc.end_lineno + 1)) if isinstance(doc, ast.Expr) else set()
+    return sum(1 for i, line in enumerate(source.splitlines(), 1)
+               if i not in skip and line.strip() and not line.strip().startswith("#"))
+
+
+def test_the_attack_reads_as_its_pipeline() -> None:
+    assert _code_lines(inspect.unwrap(attack)) <= 60
+    # The start and its fresh restarts take the run, not the pieces of it one by one.
+    for fn in (initial_directions, fresh_initial_search, descend):
+        assert list(inspect.signature(fn).parameters)[0] == "run" and len(inspect.signature(fn).parameters) <= 5
