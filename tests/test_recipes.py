@@ -80,3 +80,18 @@ def test_the_options_are_the_recipes_signature_and_describe_points_at_them() -> 
         zeroopt.make_solver("sign-growing", PLAIN, betaa=0.1)
     text = spec.describe(RADIUS)
     assert "AdaptiveMomentum(max_weight=1.0, memory_weight=0.1)  <- momentum" in text
+
+
+def test_a_step_rule_sees_the_iteration() -> None:
+    """A 1/√t step is a step rule of its own (no amend part): the rule is handed t when it asks for it."""
+    import numpy as np
+
+    seen: list[int] = []
+
+    def root_t_step(x, fx, g, step, eps, retract, *, iteration: int):  # type: ignore[no-untyped-def]
+        seen.append(iteration)
+        return (yield from zeroopt.fixed_step(x, fx, g, step / np.sqrt(iteration + 1), eps, retract))
+
+    solver = zeroopt.rgf(PLAIN, q=4, line_search="fixed").with_part(zeroopt.Step(root_t_step))
+    res = zeroopt.minimize(lambda x: float(x @ x), np.ones(12), solver=solver, budget=200, seed=0, max_iter=5)
+    assert seen == [0, 1, 2, 3, 4] and res.iterations == 5

@@ -265,7 +265,8 @@ class DirectionRule(Protocol):
     ) -> tuple[NDArray[np.float64], dict[str, Any]]: ...
 
 
-#: A step rule: ``rule(x, fx, direction, step, eps, retract, **settings)`` yields requests, returns a StepResult.
+#: A step rule: ``rule(x, fx, direction, step, eps, retract, **settings)`` yields requests, returns a StepResult; a
+#: rule with a keyword argument ``iteration`` is also given the iteration's number (:class:`~zeroopt.stages.Step`).
 StepRule = Callable[..., Generator[Request, Response, StepResult]]
 
 

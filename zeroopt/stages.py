@@ -28,6 +28,7 @@ rule ``rule(beta, value)``, …) into that contract, so a part is written as the
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -249,14 +250,26 @@ class Estimate(_Starts):
 
 @dataclass(frozen=True)
 class Step(_Starts):
-    """Stage ``step``: the step rule moves along the direction and proposes the move."""
+    """Stage ``step``: the step rule moves along the direction and proposes the move.
+
+    A rule with a keyword argument ``iteration`` is also handed the iteration's number t (0 for the first), so a
+    schedule such as a 1/√t step is the rule itself.
+    """
 
     rule: StepRule
     stage: ClassVar[str] = "step"
 
+    def __post_init__(self) -> None:
+        try:
+            takes = "iteration" in inspect.signature(self.rule).parameters
+        except (TypeError, ValueError):  # a callable whose signature cannot be read: the six arguments only
+            takes = False
+        object.__setattr__(self, "_takes_iteration", takes)
+
     def update(self, it: Iteration) -> Generator[Request, Response, Iteration]:
         s = it.state
-        res: StepResult = yield from self.rule(s.x, s.fx, it.direction, s.step, it.eps, it.solver.retract)
+        extra = {"iteration": s.iteration} if self._takes_iteration else {}  # type: ignore[attr-defined]
+        res: StepResult = yield from self.rule(s.x, s.fx, it.direction, s.step, it.eps, it.solver.retract, **extra)
         move = Move(res.x, res.fx, res.fx_eps, res.step_taken, res.next_step, s.beta, memory=it.memory)
         if not np.isfinite(move.fx) and np.isfinite(s.fx):
             # A step rule that moves unconditionally (the theory's fixed step) can land where the oracle answers
