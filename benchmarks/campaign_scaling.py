@@ -11,7 +11,6 @@ per-input results agree with the local run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shlex
@@ -26,6 +25,7 @@ import torch
 
 from applications.campaign import Campaign, LocalExecutor, ResultsDB, run_campaign
 from applications.campaign.db import KEY
+from benchmarks.pages import write_page
 from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
 OUT = Path(__file__).resolve().parent / "results" / "campaigns"
@@ -106,8 +106,6 @@ def main(argv: list[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "runs": runs,
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{args.name}.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [
         "# Campaign throughput: local executor vs local Ray workers", "", f"Command: `{command}`", "",
         f"Campaign: {data['campaign']}. Machine: {os.cpu_count()} CPUs, one torch thread per worker. "
@@ -122,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['queries_per_s']} | {r['median_l2']:.3f} | {r['same_as_local']}/{len(reference)} | "
             f"{', '.join(map(str, r['load_before']))} → {', '.join(map(str, r['load_after']))} |"
         )
-    (args.out / f"{args.name}.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_page(args.out / f"{args.name}.md", lines, data)
     return 0
 
 

@@ -29,6 +29,7 @@ import torch
 from applications.datasets import load_mnist_test
 from applications.hardlabel import attack, attack_keywords
 from applications.models import load_mnist_cw_bn
+from benchmarks.pages import write_page
 from benchmarks.store import FileStore
 from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
@@ -232,10 +233,7 @@ def main(argv: list[str] | None = None) -> None:
         ]
         summary["results"][f"{exp}/{solver}"] = s
     summary["load_average_end"] = list(os.getloadavg())
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "mnist_quality.json").write_text(json.dumps(summary, indent=2))
-    (OUT / "mnist_quality.md").write_text(render(summary))
-    print(render(summary))
+    write_page(OUT / "mnist_quality.md", render(summary), summary)
 
 
 def render(summary: dict) -> str:

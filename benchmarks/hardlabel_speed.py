@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.pages import write_page
 from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
 
 OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
@@ -150,8 +151,6 @@ def main(argv: list[str] | None = None) -> None:
         "forward_images_per_second": fwd,
         "attacks": rows,
     }
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "mnist_speed.json").write_text(json.dumps(summary, indent=2))
     lines = [
         "# Hard-label attack speed on mnist_cw_bn.pt",
         "",
@@ -189,8 +188,7 @@ def main(argv: list[str] | None = None) -> None:
         "Rows with a capped cache trace the attack's heap (tracemalloc), which slows them: read speed off the others.",
         f"Machine: {os.uname().nodename}, {os.cpu_count()} CPUs visible; other jobs may share it (see the README).",
     ]
-    (OUT / "mnist_speed.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_page(OUT / "mnist_speed.md", lines, summary)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import numpy as np
 
 from benchmarks.experiments import PAPER_GBDT
 from benchmarks.headline_stored import kept_digits, stored_columns, stored_note
-from benchmarks.pages import compact_json
+from benchmarks.pages import write_page
 from benchmarks.store import RunStore
 from benchmarks.tables import BOOTSTRAP_RESAMPLES, INTERVAL_LEVEL, distances_at, median_ratio_interval
 
@@ -354,14 +354,11 @@ def main(argv: list[str] | None = None) -> None:
     if not a.no_plot:
         text += [f"![ours / best peer per budget, with intervals]({a.out.with_suffix('.png').name})", ""]
     text += [markdown(t, a.ours, command) for t in tables]
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text("\n".join(text))
-    a.out.with_suffix(".json").write_text(compact_json(tables))
+    write_page(a.out, "\n".join(text), tables)
     if not a.no_plot:
         from benchmarks.plots import plot_headline  # matplotlib only when a figure is drawn
 
         plot_headline(tables, a.out.with_suffix(".png"), GOAL, GOAL_FROM)
-    print("\n".join(text))
 
 
 if __name__ == "__main__":

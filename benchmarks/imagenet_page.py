@@ -22,7 +22,7 @@ import numpy as np
 
 from benchmarks.headline import GOAL, markdown, table
 from benchmarks.imagenet_experiments import NAMES
-from benchmarks.pages import compact_json
+from benchmarks.pages import write_page
 from benchmarks.sizing import IMAGENET_BUDGETS
 from benchmarks.store import RunStore
 
@@ -133,11 +133,9 @@ def main(argv: list[str] | None = None) -> None:
             t[key] = {att: {b: v for b, v in cols.items() if b in keep} for att, cols in t.get(key, {}).items()}
         tables.append(t)
     forward = {} if a.no_forward else forward_seconds()
-    a.out.mkdir(parents=True, exist_ok=True)
-    (a.out / "README.md").write_text(page(tables, command, a.prefix, forward, a.db, a.note))
-    (a.out / "imagenet.json").write_text(compact_json({"tables": tables, "forward_seconds": forward,
-                                                       "success": [success_rates(t) for t in tables]}))
-    print((a.out / "README.md").read_text())
+    write_page(a.out / "README.md", page(tables, command, a.prefix, forward, a.db, a.note),
+               data_path=a.out / "imagenet.json", data={"tables": tables, "forward_seconds": forward,
+                                                       "success": [success_rates(t) for t in tables]})
 
 
 if __name__ == "__main__":

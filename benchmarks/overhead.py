@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.pages import write_page
+
 OUT = Path(__file__).resolve().parent / "results" / "overhead"
 SHAPES = {784: (1, 28, 28), 3072: (3, 32, 32), 12288: (3, 64, 64), 150528: (3, 224, 224)}
 OURS = ("ours-sign-growing", "ours-sign", "ours-rgf", "ours-sign-growing-nearly")
@@ -223,7 +225,7 @@ def page(labels: tuple[str, ...] = ("before", "after")) -> Path:
         lines += ["", notes.read_text().rstrip()]
     _plot(index, labels, names)
     out = OUT / "README.md"
-    out.write_text("\n".join(lines) + "\n")
+    write_page(out, lines, echo=False)
     return out
 
 

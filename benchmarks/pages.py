@@ -21,13 +21,21 @@ def command_line(module: str, argv: list[str] | None) -> str:
     return f"python -m benchmarks.{module} " + shlex.join(sys.argv[1:] if argv is None else argv)
 
 
-def write_page(out: Path, lines: list[str], data: dict[str, Any] | list[Any]) -> str:
-    """Write ``lines`` as the Markdown page ``out`` and ``data`` as the JSON beside it; print and return the text."""
-    text = "\n".join(lines) + "\n"
+def write_page(out: Path, page: list[str] | str, data: Any = None, *, data_path: Path | None = None,
+               default: Callable[[Any], Any] | None = None, echo: bool = True) -> str:
+    """Write the Markdown page ``out`` and ``data`` as the JSON beside it; print (``echo``) and return the text.
+
+    The one writer of the benchmarks' pages. ``page`` is the page's lines (joined, with a final newline) or its
+    whole text (written as it is). ``data`` (``None``: no JSON) goes through :func:`compact_json`, ``default``
+    its fallback for values JSON has no type for, to ``data_path`` — by default ``out`` with ``.json``.
+    """
+    text = page if isinstance(page, str) else "\n".join(page) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
-    out.with_suffix(".json").write_text(compact_json(data))
-    print(text)
+    if data is not None:
+        (data_path or out.with_suffix(".json")).write_text(compact_json(data, default=default))
+    if echo:
+        print(text)
     return text
 
 

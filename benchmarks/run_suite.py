@@ -49,6 +49,7 @@ from benchmarks.attacks.foolbox_peers import BOUNDARY, HOPSKIPJUMP, CarliniWagne
 from benchmarks.attacks.ours import Ours, list_solvers
 from benchmarks.experiments import Experiment, build
 from benchmarks.headline import PLANNED_PEERS
+from benchmarks.pages import write_page
 from benchmarks.runner import run_attack
 from benchmarks.store import RunStore
 from benchmarks.suite_options import PEERS, experiment_names, options_for, parse_args, plan_for
@@ -385,7 +386,7 @@ def _write_index(
               "these pages from it; see `benchmarks/results/README.md`."]
     if errors:
         lines += ["", "Errors in the latest invocation:", *[f"- {e}" for e in errors]]
-    (root / "README.md").write_text("\n".join(lines) + "\n")
+    write_page(root / "README.md", lines, echo=False)
 
 
 if __name__ == "__main__":

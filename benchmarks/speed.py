@@ -10,7 +10,6 @@ forward throughput at batch 1, 20 and 100 is the ceiling for any attack's querie
 
 from __future__ import annotations
 
-import json
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.monitor import LabelFn
+from benchmarks.pages import write_page
 
 
 def speed_rows(runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -193,9 +193,7 @@ def plot(data: dict[str, Any], path: Path) -> Path:
 def write(out_dir: Path, data: dict[str, Any]) -> Path:
     """Write ``speed.json``, ``speed.png`` and ``speed.md``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    # Compact: the tracked results tree has a size limit (tests/test_results_tree.py), and nobody reads this by eye.
-    (out_dir / "speed.json").write_text(json.dumps(data, separators=(",", ":")) + "\n")
     figure = plot(data, out_dir / "speed.png")
     path = out_dir / "speed.md"
-    path.write_text(render(data) + f"\n![{figure.name}]({figure.name})\n")
+    write_page(path, render(data) + f"\n![{figure.name}]({figure.name})\n", data, echo=False)
     return path

@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks.experiments import Experiment
 from benchmarks.monitor import best_at
-from benchmarks.pages import compact_json
+from benchmarks.pages import write_page
 
 TRIVIAL_L2 = 1e-3  # GBDT runs below this distortion are reported separately (LightGBM's +-1e-35 thresholds)
 
@@ -336,12 +336,9 @@ def render_markdown(data: dict[str, Any], plot_names: list[str]) -> str:
 
 def write_table(out_dir: Path, exp: Experiment, data: dict[str, Any], plot_names: list[str]) -> tuple[Path, Path]:
     """Write ``<stem>.json`` and ``<stem>.md``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    jpath = out_dir / f"{exp.stem}.json"
     mpath = out_dir / f"{exp.stem}.md"
-    jpath.write_text(compact_json(data, default=_jsonable))
-    mpath.write_text(render_markdown(data, plot_names))
-    return mpath, jpath
+    write_page(mpath, render_markdown(data, plot_names), data, default=_jsonable, echo=False)
+    return mpath, mpath.with_suffix(".json")
 
 
 def _jsonable(x: Any) -> Any:

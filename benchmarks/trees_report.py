@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.experiments import PAPER_GBDT
-from benchmarks.pages import compact_json
+from benchmarks.pages import write_page
 from benchmarks.store import RunStore
 from benchmarks.tables import distances_at
 
@@ -334,6 +334,4 @@ def report(args: argparse.Namespace) -> None:
                 md += [goal, ""]
         out_json["experiments"][experiment] = [b for b, _ in items]
         _write_section(results, experiment, items)
-    (full / "table3_exact.md").write_text("\n".join(md) + "\n")
-    (full / "table3_exact.json").write_text(compact_json(out_json))
-    print("\n".join(md))
+    write_page(full / "table3_exact.md", md, out_json)

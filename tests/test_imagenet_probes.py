@@ -64,9 +64,9 @@ def test_cells_summary_and_page(tmp_path):
 
     cache = {"records": records, "samplers": ip.sampler_cost(SHAPE, qs=(4,), reps=1), "meta": {"k": 2}}
     out = tmp_path / "page" / "README.md"
-    ip.write_page(out, "python -m benchmarks.studies.imagenet_probes --k 2", cache)
+    ip.write(out, "python -m benchmarks.studies.imagenet_probes --k 2", cache)
     out.write_text(out.read_text() + "A person's reading.\n")
-    text = ip.write_page(out, "python -m benchmarks.studies.imagenet_probes --k 2", cache)
+    text = ip.write(out, "python -m benchmarks.studies.imagenet_probes --k 2", cache)
     assert text.splitlines()[3] == "python -m benchmarks.studies.imagenet_probes --k 2"
     assert "## Budget 80" in text and "## Budget 150" in text and "| low-frequency |" in text
     assert text.count("A person's reading.") == 1 and text.rstrip().endswith("A person's reading.")

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 20000, 50000)
-from benchmarks.pages import GENERATED_MARKER, command_first, kept_head  # noqa: E402
+from benchmarks.pages import GENERATED_MARKER, command_first, kept_head, write_page  # noqa: E402
 from benchmarks.studies.ablation_variants import VARIANTS  # noqa: E402
 
 
@@ -151,7 +151,7 @@ def write_pages(out: Path, records: list[dict[str, Any]], command: str, plots: b
         lines += [""]
         summary[exp_name] = [{k: r[k] for k in ("variant", "solver", "options", "n", "budget", "seed", "success",
                                                 "median_at")} for r in recs]
-    (out / "README.md").write_text("\n".join(lines) + "\n")
+    write_page(out / "README.md", lines, echo=False)  # the JSON below: one run per line, its own layout
     # One run per line: diffable, without the indentation's bulk (the tracked results have a size limit).
     body = ",\n".join(f"{json.dumps(name)}: [\n" + ",\n".join(json.dumps(_rounded(r)) for r in runs) + "\n]"
                       for name, runs in summary.items())

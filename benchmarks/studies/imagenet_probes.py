@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.pages import command_line, compact_json
+from benchmarks.pages import command_line, write_page
 
 #: The configurations: the label on the page and the solver options of the attack call.
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -195,7 +195,7 @@ def page_lines(command: str, summary: list[dict[str, Any]], samplers: list[dict[
 READING_MARKER = "<!-- the tool writes the page above this line; the reading below is kept -->"
 
 
-def write_page(out: Path, command: str, cache: dict[str, Any]) -> str:
+def write(out: Path, command: str, cache: dict[str, Any]) -> str:
     """The page ``out`` (generated tables, then the reading kept from the page, if any) and its small JSON."""
     kept: list[str] = []
     if out.exists():
@@ -203,18 +203,13 @@ def write_page(out: Path, command: str, cache: dict[str, Any]) -> str:
         if READING_MARKER in text:
             kept = text[text.index(READING_MARKER) + 1:]
     lines = page_lines(command, summarize(cache["records"]), cache.get("samplers", []), cache.get("meta", {}))
-    text = "\n".join([*lines, READING_MARKER, *kept]) + "\n"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-
     def rnd(v: Any) -> Any:
         return round(v, 4) if isinstance(v, float) else v
 
     data = {"command": command, "meta": cache.get("meta", {}),
             "records": [{k: rnd(v) for k, v in r.items()} for r in cache["records"]],
             "samplers": [{k: rnd(v) for k, v in r.items()} for r in cache.get("samplers", [])]}
-    out.with_suffix(".json").write_text(compact_json(data))
-    return text
+    return write_page(out, [*lines, READING_MARKER, *kept], data, echo=False)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -269,7 +264,7 @@ def main(argv: list[str] | None = None) -> None:
             cache["records"] += run_cell(model, x, y, index, config, budget, args.seed, starts=starts)
             save_cache(args.cache, cache)
             print(f"{config} @ {budget}: {time.time() - t0:.0f} s", flush=True)
-    write_page(args.out, command_line("studies.imagenet_probes", argv), cache)
+    write(args.out, command_line("studies.imagenet_probes", argv), cache)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from applications.hardlabel import AttackResult, attack, attack_solvers
+from benchmarks.pages import write_page
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "attack_quality.md"
 DIM = 64
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
             print(row, flush=True)
             lines.append(row)
     if str(args.out) != "-":
-        args.out.write_text("\n".join(lines) + "\n")
+        write_page(args.out, lines, echo=False)
         print(f"wrote {args.out}")
 
 

@@ -31,6 +31,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.pages import write_page
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "mutation.md"
 
@@ -278,10 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         rows, earlier = merge_update(json.loads(Path(args.out).with_suffix(".json").read_text()), rows)
     if args.out != "-":
         out = Path(args.out)
-        out.write_text(render(rows, command, baseline, earlier))
-        out.with_suffix(".json").write_text(
-            json.dumps({"command": command, "baseline": baseline, "mutants": rows, "earlier": earlier}, indent=1)
-        )
+        write_page(out, render(rows, command, baseline, earlier),
+                   {"command": command, "baseline": baseline, "mutants": rows, "earlier": earlier}, echo=False)
         print(f"wrote {out}")
     missed = [r["mutant"] for r in rows if not r["caught"]]
     if missed:

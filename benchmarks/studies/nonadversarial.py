@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from applications import datasets, models
+from benchmarks.pages import write_page
 from benchmarks.store import RunStore, decode_array
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -257,7 +258,7 @@ def main(argv: list[str] | None = None) -> None:
         text += "\n" + "\n".join(recheck_cost(args.cost)) + "\n"
     print(text)
     if args.out != "-":
-        Path(args.out).write_text(text)
+        write_page(Path(args.out), text, echo=False)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.pages import write_page
+
 
 def load(runs: Path, variant: str) -> dict[str, dict[int, dict[str, list[float]]]]:
     """Per experiment, per seed: the run's L2 per input at each budget column."""
@@ -141,9 +143,7 @@ def main(argv: list[str] | None = None) -> None:
         text += [comparison_markdown(e, a.variant, a.against, r) for e, r in paired.items()]
         results = {e: {**results.get(e, {}), "against": {"variant": a.against, **paired[e]}}
                    for e in sorted(set(results) | set(paired))}
-    out.write_text("\n".join(text))
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
-    print("\n".join(text))
+    write_page(out, "\n".join(text), results)
 
 
 if __name__ == "__main__":

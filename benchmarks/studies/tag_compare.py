@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.headline import budgets_for
-from benchmarks.pages import compact_json
+from benchmarks.pages import write_page
 from benchmarks.store import RunStore
 from benchmarks.tables import distances_at, paired_ratio
 
@@ -125,10 +125,7 @@ def main(argv: list[str] | None = None) -> None:
             "", "Each tag is the same attack name run by `python -m benchmarks.run_suite --tag TAG` with another "
             "configuration (see the results README for each tag's command). Failures count as inf.", ""]
     text += [markdown(t) for t in tables]
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text("\n".join(text))
-    a.out.with_suffix(".json").write_text(compact_json(tables))
-    print("\n".join(text))
+    write_page(a.out, "\n".join(text), tables)
 
 
 if __name__ == "__main__":

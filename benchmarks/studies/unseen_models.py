@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.pages import compact_json
+from benchmarks.pages import write_page
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000)
 
@@ -147,11 +147,9 @@ def main(argv: list[str] | None = None) -> None:
     command = "python -m benchmarks.studies.unseen_models " + " ".join(
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     summary = summarize(compare(options, args.n, args.budget, args.seed, args.targeted, models))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "README.md").write_text(markdown(summary, labels, command, args.targeted) + "\n")
-    (args.out / "unseen.json").write_text(compact_json({"command": command, "labels": labels, "options": options,
-                                                        "targeted": args.targeted, "summary": summary}))
-    print(markdown(summary, labels, command, args.targeted))
+    write_page(args.out / "README.md", markdown(summary, labels, command, args.targeted) + "\n",
+               data_path=args.out / "unseen.json", data={"command": command, "labels": labels, "options": options,
+                                                        "targeted": args.targeted, "summary": summary})
 
 
 if __name__ == "__main__":
