@@ -60,6 +60,28 @@ def kept_head(page: Path) -> list[str]:
     return lines[:lines.index(GENERATED_MARKER)] if GENERATED_MARKER in lines else []
 
 
+#: The line below which a page's text (a person's reading of the tables above it) is kept when the tool writes
+#: the page again.
+READING_MARKER = "<!-- the tool writes the page above this line; the reading below is kept -->"
+
+
+def kept_reading(page: Path) -> list[str]:
+    r"""The hand-written lines below :data:`READING_MARKER` in an existing page (none: no page, or no marker).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> page = Path(tempfile.mkdtemp()) / "README.md"
+    >>> _ = page.write_text("| old table |\n" + READING_MARKER + "\nWhat it shows.\n")
+    >>> kept_reading(page)
+    ['What it shows.']
+    """
+    if not page.exists():
+        return []
+    lines = page.read_text().splitlines()
+    return lines[lines.index(READING_MARKER) + 1:] if READING_MARKER in lines else []
+
+
 def command_first(head: list[str], title: str, command: str) -> list[str]:
     r"""A written page's lines above :data:`GENERATED_MARKER`: its title, the command that made it (at the page's
     top, where ``benchmarks.page_commands`` reads it), then the text a person wrote under the title.

@@ -279,7 +279,7 @@ def _write_section(results: Path, experiment: str, items: list[tuple[dict[str, A
         text = page.read_text()
         if BEGIN in text:
             text = text[: text.index(BEGIN)]
-        page.write_text(text.rstrip() + "\n\n" + "\n".join(section) + "\n")
+        write_page(page, [text.rstrip(), "", *section], echo=False)
 
 
 def refresh_page(results: Path, root: Path, experiment: str) -> bool:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.pages import command_line, write_page
+from benchmarks.pages import READING_MARKER, command_line, kept_reading, write_page
 
 #: The configurations: the label on the page and the solver options of the attack call.
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -191,17 +191,8 @@ def page_lines(command: str, summary: list[dict[str, Any]], samplers: list[dict[
     return lines
 
 
-#: The line below which the page's text (the reading) is a person's and is kept when the page is written again.
-READING_MARKER = "<!-- the tool writes the page above this line; the reading below is kept -->"
-
-
 def write(out: Path, command: str, cache: dict[str, Any]) -> str:
     """The page ``out`` (generated tables, then the reading kept from the page, if any) and its small JSON."""
-    kept: list[str] = []
-    if out.exists():
-        text = out.read_text().splitlines()
-        if READING_MARKER in text:
-            kept = text[text.index(READING_MARKER) + 1:]
     lines = page_lines(command, summarize(cache["records"]), cache.get("samplers", []), cache.get("meta", {}))
     def rnd(v: Any) -> Any:
         return round(v, 4) if isinstance(v, float) else v
@@ -209,7 +200,7 @@ def write(out: Path, command: str, cache: dict[str, Any]) -> str:
     data = {"command": command, "meta": cache.get("meta", {}),
             "records": [{k: rnd(v) for k, v in r.items()} for r in cache["records"]],
             "samplers": [{k: rnd(v) for k, v in r.items()} for r in cache.get("samplers", [])]}
-    return write_page(out, [*lines, READING_MARKER, *kept], data, echo=False)
+    return write_page(out, [*lines, READING_MARKER, *kept_reading(out)], data, echo=False)
 
 
 def main(argv: list[str] | None = None) -> None:

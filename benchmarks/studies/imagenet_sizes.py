@@ -29,14 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.pages import command_line, compact_json
+from benchmarks.pages import READING_MARKER, command_line, kept_reading, write_page
 from benchmarks.studies.imagenet_probes import N_CLASSES, first_correct, imagenet_order
 
 #: Our configurations: the label on the page and the solver options of the attack call.
 OURS: dict[str, dict[str, Any]] = {"default": {}, "full-space": {"directions": "orthogonal"}}
 PEERS = ("cgba-h", "cgba")
-#: The line below which the page's text (the reading) is a person's and is kept when the page is written again.
-READING_MARKER = "<!-- the tool writes the page above this line; the reading below is kept -->"
 
 
 def parse_model(spec: str) -> tuple[int, int]:
@@ -125,12 +123,7 @@ def summary_lines(cache: dict[str, Any], baseline: str) -> list[str]:
     return lines
 
 
-def write_page(out: Path, command: str, cache: dict[str, Any], baseline: str) -> None:
-    kept: list[str] = []
-    if out.exists():
-        text = out.read_text().splitlines()
-        if READING_MARKER in text:
-            kept = text[text.index(READING_MARKER) + 1:]
+def write(out: Path, command: str, cache: dict[str, Any], baseline: str) -> None:
     meta = cache["meta"]
     kind = "targeted (input k's target: the class of the k-th next correctly classified image, its start)" \
         if meta.get("targeted") else "untargeted"
@@ -141,9 +134,8 @@ def write_page(out: Path, command: str, cache: dict[str, Any], baseline: str) ->
             f"{meta.get('seed')}; {kind}; L2 of the best adversarial point at the budget (each budget its own run); "
             f"torch and BLAS threads {meta.get('threads')}. Images per model: "
             + ", ".join(f"{k} {v}" for k, v in meta.get("images", {}).items()) + ".", ""]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join([*head, *summary_lines(cache, baseline), READING_MARKER, *kept]) + "\n")
-    out.with_suffix(".json").write_text(compact_json({"command": command, **cache}))
+    write_page(out, [*head, *summary_lines(cache, baseline), READING_MARKER, *kept_reading(out)],
+               {"command": command, **cache}, echo=False)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -201,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.cache.parent.mkdir(parents=True, exist_ok=True)
                 args.cache.write_text(json.dumps(cache))
                 print(f"{cell}: {time.time() - t0:.0f} s", flush=True)
-    write_page(args.out, command_line("studies.imagenet_sizes", argv), cache, args.baseline)
+    write(args.out, command_line("studies.imagenet_sizes", argv), cache, args.baseline)
 
 
 if __name__ == "__main__":
