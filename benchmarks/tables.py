@@ -46,18 +46,29 @@ def distances_at(records: list[dict[str, Any]], budgets: tuple[int, ...] | list[
     return out
 
 
-def paired_ratio(reference: Any, other: Any) -> str:
-    """``ratio (lower / higher)``: the median over inputs of ``other``'s L2 over ``reference``'s, and the fractions
+def paired(reference: Any, other: Any, floor: float = 0.0) -> tuple[float, float, float]:
+    """``(ratio, lower, higher)``: the median over inputs of ``other``'s L2 over ``reference``'s, and the fractions
     of inputs where ``other`` is lower / higher by more than 0.1%. The median, not a mean: on tree ensembles some
     inputs sit almost on a threshold (L2 ~ 1e-4), where any mean of ratios is theirs alone. Inputs where either
-    failed (inf) or found a zero distance are left out of the ratio, not of the fractions; "—" when the two do
-    not pair up."""
+    failed (inf) or found a distance of at most ``floor`` are left out of the ratio (``nan`` when none is left),
+    not of the fractions.
+
+    >>> paired([1.0, 2.0, float("inf")], [0.5, 2.0, 1.0])
+    (0.75, 0.6666666666666666, 0.0)
+    """
+    a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
+    ok = np.isfinite(a) & np.isfinite(b) & (a > floor) & (b > floor)
+    ratio = float(np.median(b[ok] / a[ok])) if ok.any() else float("nan")
+    return ratio, float(np.mean(b < a * 0.999)), float(np.mean(b > a * 1.001))
+
+
+def paired_ratio(reference: Any, other: Any) -> str:
+    """:func:`paired` as ``ratio (lower / higher)``; "—" when the two do not pair up."""
     a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
     if len(a) == 0 or a.shape != b.shape or np.isnan(a).any() or np.isnan(b).any():
         return "—"
-    ok = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
-    ratio = float(np.median(b[ok] / a[ok])) if ok.any() else float("nan")
-    return f"{ratio:.3f} ({np.mean(b < a * 0.999):.0%} / {np.mean(b > a * 1.001):.0%})"
+    ratio, lower, higher = paired(a, b)
+    return f"{ratio:.3f} ({lower:.0%} / {higher:.0%})"
 
 
 #: Resamples of the inputs behind a bootstrap interval (:func:`median_ratio_interval`).

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.pages import write_page
+from benchmarks.tables import paired
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000)
 
@@ -93,9 +94,9 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         cells = {}
         for c in map(str, row["budgets"]):
             x, z = np.asarray(row["l2"][0][c]), np.asarray(row["l2"][1][c])
-            ok = (x > 1e-12) & (z > 1e-12) & np.isfinite(x) & np.isfinite(z)
-            cells[c] = {"ratio": float(np.median(z[ok] / x[ok])), "lower": float(np.mean(z < x * 0.999)),
-                        "higher": float(np.mean(z > x * 1.001)), "median": [float(np.median(x)), float(np.median(z))],
+            ratio, lower, higher = paired(x, z, floor=1e-12)
+            cells[c] = {"ratio": ratio, "lower": lower, "higher": higher,
+                        "median": [float(np.median(x)), float(np.median(z))],
                         "mean": [float(np.mean(x)), float(np.mean(z))]}
         out.append({"model": row["model"], "inputs": row["inputs"], "budgets": row["budgets"], "cells": cells})
     return out
