@@ -146,6 +146,19 @@ def table_data(command: str, rows: list[dict[str, Any]], digits: int, drop: tupl
     return {"command": command, "columns": columns, "rows": [[rounded(r[c]) for c in columns] for r in rows]}
 
 
+def grouped(rows: list[dict[str, Any]], *keys: str) -> list[tuple[tuple[Any, ...], list[dict[str, Any]]]]:
+    """A page's rows by their values of ``keys``: ``(values, rows)`` per group, the groups sorted by their values
+    and the rows of each in their order, as a table of medians per group reads them.
+
+    >>> grouped([{"e": "b", "v": 1}, {"e": "a", "v": 2}, {"e": "b", "v": 3}], "e")
+    [(('a',), [{'e': 'a', 'v': 2}]), (('b',), [{'e': 'b', 'v': 1}, {'e': 'b', 'v': 3}])]
+    """
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
+    return sorted(groups.items(), key=lambda group: group[0])
+
+
 def table_rows(path: Path) -> tuple[str, list[dict[str, Any]]]:
     """The command and the rows (as dicts) of a JSON that :func:`table_data` wrote."""
     data = json.loads(path.read_text())

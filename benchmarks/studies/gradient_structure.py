@@ -40,6 +40,7 @@ from benchmarks.pages import (
     GENERATED_MARKER,
     command_first,
     command_line,
+    grouped,
     kept_head,
     table_data,
     table_rows,
@@ -213,15 +214,13 @@ def _halves(rows: list[dict[str, Any]]) -> None:
 def summary(rows: list[dict[str, Any]]) -> list[str]:
     """Two Markdown tables: the band densities, and the spans' and priors' figures (medians over the points)."""
     _halves(rows)
-    exps = sorted({(r["experiment"], r["budget"], r["phase"]) for r in rows})
     heads = [f"{lo}–{hi - 1}" for lo, hi in zip(BAND_EDGES[:-1], BAND_EDGES[1:], strict=True)]
     heads.append(f"{BAND_EDGES[-1]}–")
     lines = ["Density of |∇g|² per band of DCT frequencies, max(i, j) in the band (1: the band's share of the "
              "coordinates; medians over the points):", "",
              "| experiment | budget | half of the run | points | " + " | ".join(heads) + " |",
              "|---|---|---|---|" + "---|" * len(heads)]
-    for e, bud, ph in exps:
-        sel = [r for r in rows if (r["experiment"], r["budget"], r["phase"]) == (e, bud, ph)]
+    for (e, bud, ph), sel in grouped(rows, "experiment", "budget", "phase"):
         med = np.median(np.array([r["density"] for r in sel]), axis=0)
         lines.append(f"| {e} | {bud:,} | {ph} | {len(sel)} | " + " | ".join(f"{v:.2f}" for v in med) + " |")
     keys = [f"span{m}" for m in SPANS] + ["cos2_isotropic", "shaped", "band", "band_sqrt", "band_shaped",
@@ -232,8 +231,7 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
               "by each band's density (band), by its square root (band √), and both with the shape:", "",
               "| experiment | budget | half | span 10 | span 40 | cos² isotropic | shaped | band | band √ "
               "| band + shape | band √ + shape |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for e, bud, ph in exps:
-        sel = [r for r in rows if (r["experiment"], r["budget"], r["phase"]) == (e, bud, ph)]
+    for (e, bud, ph), sel in grouped(rows, "experiment", "budget", "phase"):
         cells = []
         for k in keys:
             v = np.array([r[k] for r in sel], dtype=float)
@@ -282,11 +280,11 @@ def plot_density(rows: list[dict[str, Any]], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.6))
     centres = [(lo + hi - 1) / 2 for lo, hi in zip(BAND_EDGES, [*BAND_EDGES[1:], 28], strict=True)]
     _halves(rows)
-    groups = sorted({(r["experiment"], r["budget"], r["phase"]) for r in rows})
-    colours = {e: f"C{k}" for k, e in enumerate(sorted({g[0] for g in groups}))}  # one colour per experiment
-    for e, bud, ph in groups:
-        sel = [r["density"] for r in rows if (r["experiment"], r["budget"], r["phase"]) == (e, bud, ph)]
-        ax.plot(centres, np.median(np.array(sel), axis=0), marker="o", linestyle="-" if ph == "late" else ":",
+    groups = grouped(rows, "experiment", "budget", "phase")
+    colours = {e: f"C{k}" for k, e in enumerate(sorted({g[0][0] for g in groups}))}  # one colour per experiment
+    for (e, _, ph), sel in groups:
+        ax.plot(centres, np.median(np.array([r["density"] for r in sel]), axis=0), marker="o",
+                linestyle="-" if ph == "late" else ":",
                 color=colours[e], label=f"{e}, {ph} half")
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set(xlabel="DCT frequency, max(i, j) (band centre)", ylabel="share of |∇g|² / share of coordinates",

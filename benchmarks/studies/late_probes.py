@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.pages import command_line, table_data, table_rows, write_page
+from benchmarks.pages import command_line, grouped, table_data, table_rows, write_page
 
 Labels = Callable[[NDArray[np.float64]], NDArray[np.int64]]
 
@@ -200,9 +200,7 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["| experiment | budget | β | inputs | higher | agree | cos | cos centred | cos antithetic "
              "| cos at the median level: one-sided | pairs | cos ideal | (centred / ideal)² | found |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    groups = sorted({(r["experiment"], r["budget"], r["beta"]) for r in rows})
-    for e, bud, beta in groups:
-        sel = [r for r in rows if (r["experiment"], r["budget"], r["beta"]) == (e, bud, beta)]
+    for (e, bud, beta), sel in grouped(rows, "experiment", "budget", "beta"):
         med = {k: float(np.nanmedian([r[k] for r in sel])) for k in keys}
         share = (med["cos_centred"] / med["cos_ideal"]) ** 2
         lines.append(f"| {e} | {bud:,} | {beta:g} | {len(sel)} | {med['higher']:.2f} | {med['agree']:.2f} | "
