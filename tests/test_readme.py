@@ -112,14 +112,14 @@ def test_write_your_own_solver_example_runs_as_written() -> None:
 
 
 def test_the_contracts_example_runs_a_solver_of_its_own_parts() -> None:
-    """The contracts section's block: an estimator that passes hints and a 1/√t step set by an amend part."""
+    """The contracts section's block: an estimator that passes hints and a 1/√t step rule that reads t."""
     blocks = _blocks("docs/writing-a-solver.md", "python")
     assert len(blocks) == 4, "the page's blocks: a chain, an own solver, the plugin, the contracts' example"
     out = subprocess.run([sys.executable, "-c", blocks[3]], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     fun, iterations, step = out.stdout.split()
     assert float(fun) < 1e-3 * 10  # from f(x0) = 10
-    # Iteration t (from 0) stepped by 0.2 / √(t + 1): the amend part's schedule reached the step rule.
+    # Iteration t (from 0) stepped by 0.2 / √(t + 1): the step rule was handed t.
     assert float(step) == pytest.approx(0.2 / np.sqrt(int(iterations)))
 
 
