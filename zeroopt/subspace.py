@@ -10,12 +10,13 @@ subspace), so a forward-difference estimate with ``scale = m`` is unbiased for t
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.fft import idctn
+from scipy.fft import idct, idctn
 
 from .samplers import register_sampler
 
@@ -26,9 +27,12 @@ __all__ = [
 
 #: Fraction of each smooth axis's frequencies kept by default (CGBA / QEBA reduce each image side by 4).
 DEFAULT_FREQUENCY_FRACTION = 0.25
-#: The size rule's widest side probed whole: the full space at CIFAR-10's 32 x 32 measured far better than its quarter
-#: band (benchmarks/results/ablation/parts-in-turn), the quarter band at ImageNet's 224 x 224 beats the full space.
+#: The size rule's widest side probed whole: on CIFAR-10's 32 x 32 images the full space measured far better than a
+#: quarter band, on ImageNet's 224 x 224 the quarter band better than the full space (docs/defaults.md).
 FULL_BAND_SIDE = 32
+#: Arrays whose smooth sides all reach this are drawn as band coefficients times the inverse-DCT basis of the band
+#: (a matrix product over the band's rows only); smaller ones by the inverse transform of the zero-padded array.
+PRODUCT_MIN_SIDE = 64
 #: Axes shorter than this (colour channels, a single channel) are not smoothed: every index is kept.
 MIN_SMOOTH_AXIS = 8
 
@@ -98,16 +102,31 @@ class LowFrequencyDirections:
         if d != int(np.prod(self.shape)):
             size = int(np.prod(self.shape))
             raise ValueError(f"the sampler is for arrays of shape {self.shape} ({size} values), got d = {d}")
-        coef = np.zeros((q, *self.shape))
-        index = (slice(None), *(slice(0, b) for b in self._block))
-        coef[index] = rng.standard_normal((q, *self._block))
-        axes = tuple(a + 1 for a in self.axes)  # type: ignore[union-attr]
-        u = idctn(coef, axes=axes, norm="ortho") if axes else coef
-        u = u.reshape(q, d)
+        coef = rng.standard_normal((q, *self._block))
+        axes = tuple(self.axes)  # type: ignore[arg-type]
+        if axes and min(self.shape[a] for a in axes) >= PRODUCT_MIN_SIDE:
+            u = coef  # the band's coefficients times the basis of each axis: no pass over the zero padding
+            for a in axes:
+                basis = _inverse_dct_basis(self.shape[a], self._block[a])
+                u = np.moveaxis(np.moveaxis(u, a + 1, -1) @ basis.T, -1, a + 1) if a + 1 < u.ndim - 2 else (
+                    basis @ u if a + 1 == u.ndim - 2 else u @ basis.T)
+        else:
+            padded = np.zeros((q, *self.shape))
+            padded[(slice(None), *(slice(0, b) for b in self._block))] = coef
+            u = idctn(padded, axes=tuple(a + 1 for a in axes), norm="ortho") if axes else padded
+        u = np.ascontiguousarray(u).reshape(q, d)
         return u / np.linalg.norm(u, axis=1, keepdims=True)
 
     def scale(self, d: int) -> float:
         return float(self.subspace_dim)
+
+
+@functools.lru_cache(maxsize=16)
+def _inverse_dct_basis(n: int, band: int) -> NDArray[np.float64]:
+    """``(n, band)``: column k is the orthonormal inverse DCT-II of the k-th unit vector (the k-th cosine)."""
+    basis = idct(np.eye(n)[:, :band], axis=0, norm="ortho")
+    basis.setflags(write=False)
+    return basis
 
 
 def _low_frequency(context):  # type: ignore[no-untyped-def]
