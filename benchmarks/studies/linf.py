@@ -40,7 +40,7 @@ __all__ = ["DEFAULT_EPS", "CappedLabels", "Exhausted", "build_parser", "eps_for"
 #: RayS's thresholds: ε per experiment prefix (its MNIST and CIFAR-10 settings).
 DEFAULT_EPS: dict[str, float] = {"mnist": 0.3, "cifar": 8 / 255}
 #: The peers' short names in the column heads.
-SHORT = {"ours": "ours", "rays": "RayS", "hsj": "HSJ"}
+SHORT = {"ours": "ours", "rays": "RayS", "hsj": "HSJ", "fb-hsj": "fb HSJ"}
 
 
 def our_linf_solver(result: Any = None) -> str:
@@ -268,6 +268,8 @@ def main(argv: list[str] | None = None) -> None:
         p.error(f"no --eps for {', '.join(missing)} (give --eps prefix=value)")
     if "hsj" in a.peers and importlib.util.find_spec("art") is None:
         p.error("ART is not installed (pip install 'zeroopt[peers]'), or leave it out: --peers rays")
+    if "fb-hsj" in a.peers and importlib.util.find_spec("foolbox") is None:
+        p.error("foolbox is not installed (pip install 'zeroopt[peers]'), or leave it out: --peers rays")
     if "rays" in a.peers and not (rays_dir() / "RayS_Single.py").exists():
         p.error(f"RayS's reference code is not at {rays_dir()}; set ZEROOPT_SHARED, or --peers hsj")
     rows = [r for e in experiments for r in measure(e, a.n, budgets, a.seed, a.peers, float(eps[e] or 0))]

@@ -81,6 +81,31 @@ def run_art_hsj(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray
     return capped
 
 
+def run_foolbox_hsj(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int, budget: int,
+                    n_classes: int, bounds: tuple[float, float], seed: int) -> CappedLabels:
+    """foolbox 3's HopSkipJumpAttack (``constraint="linf"``, library defaults but the step cap) on one input,
+    stopped at ``budget``; its default start (blended uniform noise) is counted too."""
+    import foolbox as fb
+    import torch
+
+    capped = CappedLabels(labels, x0, y0, budget, n_classes)
+
+    class HardLabels(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.as_tensor(capped(x.detach().cpu().numpy()), dtype=torch.float32)
+
+    np.random.seed(seed)  # noqa: NPY002 - foolbox draws from numpy's and torch's global generators
+    torch.manual_seed(seed)
+    model = fb.PyTorchModel(HardLabels().eval(), bounds=tuple(float(b) for b in bounds), device="cpu")
+    attack = fb.attacks.HopSkipJumpAttack(steps=budget, constraint="linf")
+    try:
+        attack.run(model, torch.as_tensor(x0[None].astype(np.float32)), fb.criteria.Misclassification(
+            torch.tensor([y0])))
+    except Exhausted:
+        pass
+    return capped
+
+
 def rays_dir() -> Path:
     """Where RayS's reference code is read from: ``<shared>/peers/RayS`` (``$ZEROOPT_SHARED`` or ``../shared``)."""
     from applications.datasets import shared_dir
@@ -154,4 +179,5 @@ def run_rays(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[An
 PEERS: dict[str, tuple[str, PeerRun]] = {
     "rays": ("RayS (reference code)", run_rays),
     "hsj": ("ART HopSkipJump (norm=inf)", run_art_hsj),
+    "fb-hsj": ("foolbox HopSkipJump (constraint=linf)", run_foolbox_hsj),
 }
