@@ -10,6 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 import zeroopt
 from zeroopt import prune_blocks, prune_run, pruning
+from zeroopt.restarts import POLISH_RESERVE
 
 DIM = 12
 NEEDED = 3  # the objectives below depend on the first three coordinates only
@@ -177,7 +178,7 @@ def test_the_attack_passes_its_polish_reserve_to_the_runs(monkeypatch: pytest.Mo
     early = attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), polish=Polish(polish_reserve=250),
                    **kw)
     default = attack(model, np.full((1, 16), 0.5), np.zeros(1, dtype=np.int64), **kw)
-    assert seen == [250, zeroopt.POLISH_RESERVE]
+    assert seen == [250, POLISH_RESERVE]
     assert early.success.all() and default.success.all() and early.queries[0] <= 300
     for bad in (-1, 2.5, True):
         with pytest.raises(ValueError, match="Polish: polish_reserve"):

@@ -71,14 +71,9 @@ from .parts import (
 from .plugins import PluginError, load_plugin
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
-from .pruning import PRUNE_MIN_SHARE, PRUNE_PATIENCE, Polish, prune_blocks, prune_run, pruning
+from .pruning import Polish, prune_blocks, prune_run, pruning
 from .quasi_newton import QuasiNewton
 from .racing import (
-    RACE_FRACTION,
-    RACE_ITERATIONS,
-    RACE_MAX_STARTS,
-    RACE_MIN_SHARE,
-    RACE_MIN_SHARE_DIM,
     RaceWinner,
     Start,
     halving_rounds,
@@ -98,7 +93,7 @@ from .registry import (
     register_recipe,
     register_solver,
 )
-from .restarts import EXPLOIT_GAIN, POLISH_RESERVE, FreshStart, solve_many
+from .restarts import FreshStart, solve_many
 from .samplers import (
     CoordinateDirections,
     DirectionSampler,
@@ -152,12 +147,11 @@ __all__ = [
     # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
     # restarts: a crawling run converges, a spent basin is left for a fresh start
-    "DiminishingReturnsRule", "EXPLOIT_GAIN", "FreshStart", "POLISH_RESERVE",
+    "DiminishingReturnsRule", "FreshStart",
     # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget and d
-    "BoxDirections", "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RACE_MIN_SHARE_DIM",
-    "RaceWinner", "Start", "race", "race_plan", "halving_rounds",
+    "BoxDirections", "RaceWinner", "Start", "race", "race_plan", "halving_rounds",
     # polishing a radial objective's point: take out the coordinates it does not need
-    "PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning",
+    "Polish", "prune_blocks", "prune_run", "pruning",
     # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)
     "FlatCoordinates", "FlatMask",
     # a search over sign vectors (an L∞ radius is smallest at a vertex direction of the cube)

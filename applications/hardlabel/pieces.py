@@ -23,6 +23,8 @@ from numpy.typing import ArrayLike, NDArray
 import zeroopt
 from zeroopt.checks import check_max_iter
 from zeroopt.descent import PRESETS
+from zeroopt.racing import RACE_FRACTION
+from zeroopt.restarts import POLISH_RESERVE
 from zeroopt.samplers import sampler_names
 
 from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_RATIO
@@ -169,7 +171,7 @@ class Race:
 
     race_iterations: int = 0
     race_starts: int | str | None = RACE_AUTO
-    race_fraction: float = zeroopt.RACE_FRACTION
+    race_fraction: float = RACE_FRACTION
     race_keeps_state: bool = False
     race_halving: bool = False
 
@@ -271,7 +273,7 @@ class Polish:
     """
 
     prune: bool = True
-    polish_reserve: int = zeroopt.POLISH_RESERVE
+    polish_reserve: int = POLISH_RESERVE
 
     def __post_init__(self) -> None:
         _flags(self, "prune")
