@@ -71,11 +71,11 @@ from .parts import (
 from .plugins import PluginError, load_plugin
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
-from .pruning import Polish, prune_blocks, prune_run, pruning
+from .pruning import Polisher, prune_blocks, prune_run, pruning
 from .quasi_newton import QuasiNewton
 from .racing import (
+    RaceCandidate,
     RaceWinner,
-    Start,
     halving_rounds,
     race,
     race_plan,
@@ -149,9 +149,9 @@ __all__ = [
     # restarts: a crawling run converges, a spent basin is left for a fresh start
     "DiminishingReturnsRule", "FreshStart",
     # starts: toward uniform points of a box (HopSkipJump's), and a race between candidate starts, sized by budget and d
-    "BoxDirections", "RaceWinner", "Start", "race", "race_plan", "halving_rounds",
+    "BoxDirections", "RaceCandidate", "RaceWinner", "race", "race_plan", "halving_rounds",
     # polishing a radial objective's point: take out the coordinates it does not need
-    "Polish", "prune_blocks", "prune_run", "pruning",
+    "Polisher", "prune_blocks", "prune_run", "pruning",
     # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)
     "FlatCoordinates", "FlatMask",
     # a search over sign vectors (an L∞ radius is smallest at a vertex direction of the cube)

@@ -28,7 +28,7 @@ from .driver import RunGenerator
 from .oracle import Compare, Comparison, Evaluate, Evaluation
 from .records import OptimizeResult, Status
 
-__all__ = ["PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polish", "prune_blocks", "prune_run", "pruning"]
+__all__ = ["PRUNE_MIN_SHARE", "PRUNE_PATIENCE", "Polisher", "prune_blocks", "prune_run", "pruning"]
 
 #: The least share of |p|² a block of coordinates carries: taking a block out shortens p by at least ~half
 #: this share, so no query is spent on a gain below the precision a boundary search reaches (about 0.1%).
@@ -37,8 +37,9 @@ PRUNE_MIN_SHARE = 0.01
 #: the likeliest to be free) are refused too, and a pass there costs this many queries.
 PRUNE_PATIENCE = 8
 
-#: ``polish(x, f(x), precision)``: a run (generator of requests) that returns a better point or the same one.
-Polish = Callable[[NDArray[np.float64], float, float], RunGenerator]
+#: A ``polish`` for :func:`~zeroopt.solve_many`, ``polish(x, f(x), precision)``: a run (generator of requests)
+#: that returns a better point or the same one.
+Polisher = Callable[[NDArray[np.float64], float, float], RunGenerator]
 
 
 def _check_share(min_share: float) -> None:
@@ -143,7 +144,7 @@ def prune_run(
                           solver="prune")
 
 
-def pruning(min_share: float = PRUNE_MIN_SHARE, patience: int = PRUNE_PATIENCE) -> Polish:
+def pruning(min_share: float = PRUNE_MIN_SHARE, patience: int = PRUNE_PATIENCE) -> Polisher:
     """A ``polish`` for :func:`~zeroopt.solve_many`: one :func:`prune_run` pass from the point it is given.
 
     Examples

@@ -29,7 +29,7 @@ from .records import IterationRecord, OptimizeResult
 
 __all__ = [
     "RACE_FRACTION", "RACE_ITERATIONS", "RACE_MAX_STARTS", "RACE_MIN_SHARE", "RACE_MIN_SHARE_DIM", "RaceWinner",
-    "Start", "halving_rounds", "race", "race_plan",
+    "RaceCandidate", "halving_rounds", "race", "race_plan",
 ]
 
 #: Iterations each candidate runs before the race is decided: one iteration's gain is mostly its first step
@@ -47,8 +47,8 @@ RACE_MIN_SHARE_DIM = 784
 #: :func:`race_plan`: the most starts a race takes (each also costs its own initial search).
 RACE_MAX_STARTS = 8
 
-#: A starting point, its value, and the precision of that value.
-Start = tuple[NDArray[np.float64], float, float]
+#: A candidate start in a race: a starting point, its value, and the precision of that value.
+RaceCandidate = tuple[NDArray[np.float64], float, float]
 
 
 class RaceWinner(NamedTuple):
@@ -140,7 +140,7 @@ def _check_length(iterations: int | None, queries: int | None) -> None:
 
 def race(
     solver: Chain,
-    candidates: Sequence[Sequence[Start]],
+    candidates: Sequence[Sequence[RaceCandidate]],
     group: OracleGroup,
     *,
     rngs: Sequence[np.random.Generator],
@@ -204,7 +204,7 @@ def race(
         raise ValueError("candidates, rngs and members must have one entry per member")
     out: list[RaceWinner | None] = [None if not c else RaceWinner(*min(c, key=lambda s: s[1])) for c in candidates]
     # Per member, its candidates still in the race: (start, the state its run ended in, its generator).
-    alive: dict[int, list[tuple[Start, SolverState | None, np.random.Generator]]] = {
+    alive: dict[int, list[tuple[RaceCandidate, SolverState | None, np.random.Generator]]] = {
         # (each candidate's generator: the member's children in reverse, as the race drew them before rounds)
         j: [(start, None, rng) for start, rng in zip(c, reversed(rngs[j].spawn(len(c))), strict=True)]
         for j, c in enumerate(candidates) if len(c) > 1}
@@ -225,7 +225,7 @@ def race(
             for j, (s, state, rng) in entries
         ]
         results = drive(runs, group, members=[members[j] for j, _ in entries])
-        reached: dict[int, list[tuple[Start, SolverState | None, np.random.Generator]]] = {}
+        reached: dict[int, list[tuple[RaceCandidate, SolverState | None, np.random.Generator]]] = {}
         for (j, (_, _, rng)), r in zip(entries, results, strict=True):
             winner = _winner_of(r)
             best = out[j]

@@ -23,7 +23,7 @@ from .chain import Chain
 from .driver import RunGenerator, drive, run_solver
 from .errors import attach_partial_result, partial_result
 from .oracle import OracleGroup
-from .pruning import Polish
+from .pruning import Polisher
 from .records import OptimizeResult, Status
 
 __all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
@@ -72,7 +72,7 @@ def solve_many(
     restarts: int = 0,
     fresh_start: FreshStart | None = None,
     exploit_gain: float = EXPLOIT_GAIN,
-    polish: Polish | None = None,
+    polish: Polisher | None = None,
     polish_reserve: int = POLISH_RESERVE,
     states: Sequence[SolverState | None] | None = None,
 ) -> list[OptimizeResult]:
@@ -217,7 +217,7 @@ def solve_many(
 
 
 def _polish(
-    polish: Polish, todo: list[int], results: list[OptimizeResult], best: list[OptimizeResult],
+    polish: Polisher, todo: list[int], results: list[OptimizeResult], best: list[OptimizeResult],
     group: OracleGroup, members: list[int],
 ) -> None:
     """Polish the best point of each run in ``todo`` whose member has budget left, in place."""
