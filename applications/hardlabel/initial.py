@@ -40,6 +40,9 @@ __all__ = [
 ]
 
 INITIAL_CHUNK = 10  # initial directions bisected per round-trip, so later ones are pruned by the best so far
+#: Most new random directions drawn per input and round once every earlier one failed (each round doubles the last
+#: one's up to this): a round's candidates are held in memory at once, d values each.
+MAX_RETRY_DIRECTIONS = 64
 
 
 def flat_pool(
@@ -275,6 +278,8 @@ def initial_directions(
         # direction from an input as the input's class: docs/attack.md).
         for i, (theta, value) in initial_search(group, missing, eps, start.initial_selection).items():
             winners[i].append((theta, value, eps))
+    if tgt is None:
+        _retry_until_found(run, [i for i in todo if not winners[i]], winners, sampler)
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
     if racing:
         rounds = halving_rounds(starts) if race_cfg.race_halving and starts > 1 else 1
@@ -291,6 +296,24 @@ def initial_directions(
     states = [replace(best[i].state, x=theta) if race_cfg.race_keeps_state and best[i].state is not None else None
               for i, theta in zip(members, thetas, strict=True)]
     return members, thetas, [best[i].f for i in members], states
+
+
+def _retry_until_found(run: AttackRun, needy: list[int],
+                       winners: dict[int, list[tuple[NDArray[np.float64], float, float]]],
+                       sampler: DirectionSampler | None) -> None:
+    """Untargeted inputs that every direction and the fallback failed, with budget left, draw new random
+    directions — twice as many each round, up to :data:`MAX_RETRY_DIRECTIONS` — until one is adversarial or the
+    budget is spent: an input attacked alone, with no other input or pool to fall back on, is not given up while
+    it has queries left. Inputs another direction served draw nothing here, so their results do not move."""
+    group, start = run.group, run.config.start
+    count = start.n_initial
+    needy = [i for i in needy if 0 < group.images[i].ledger.remaining < math.inf]  # no budget: no end to draw to
+    while needy:
+        count = min(2 * count, MAX_RETRY_DIRECTIONS)
+        fresh = initial_candidates(group.images, needy, run.rngs, count, None, None, None, sampler)
+        for i, (theta, value) in initial_search(group, fresh, run.eps, start.initial_selection).items():
+            winners[i].append((theta, value, run.eps))
+        needy = [i for i in needy if not winners[i] and group.images[i].ledger.remaining > 0]
 
 
 def _distinct(
