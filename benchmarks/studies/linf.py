@@ -1,12 +1,14 @@
-"""The L∞ attack beside its peers, RayS's reference code and ART's HopSkipJump, on the suite's CNN experiments.
+"""The L∞ attack beside its peers, RayS's reference code and HopSkipJump (ART's, foolbox's), on the suite's CNNs.
 
-Ours runs once per budget (``attack(..., norm=np.inf)`` with the attack's own solver, every input of an
-experiment in one call; its returned points are re-checked by the attack and re-measured here). Each peer runs
+Ours runs once per budget and input (``attack(..., norm=np.inf)`` with the attack's own solver, one input per
+call as the peers run, so no input borrows another's directions; its returned points are re-checked by the attack
+and re-measured here). Each peer runs
 once per input at the largest budget through :class:`CappedLabels` — hard labels, every sample one query, the
 best L∞ adversarial among the queried points recorded as a step function of the queries, the run stopped at the
 budget — and is read at every budget from that record, as the suite reads peers that do not plan from their
 budget. The peers: ``rays``, RayS (Chen & Gu, KDD 2020), its reference code ``RayS_Single.py`` loaded at run time
-from ``<shared>/peers/RayS``; ``hsj``, ART's HopSkipJump with ``norm=np.inf``.
+from ``<shared>/peers/RayS``; ``hsj``, ART's HopSkipJump with ``norm=np.inf``; ``fb-hsj``, foolbox's
+HopSkipJumpAttack with ``constraint="linf"``.
 
 Beside the distances, RayS's own protocol: the success rate at a threshold ε per experiment (``--eps``) and
 the mean and median queries to success — for a peer the first query of its record at ≤ ε, for ours the smallest
@@ -100,11 +102,15 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
     rows = []
     for budget in budgets:
         t0 = time.perf_counter()
-        res = attack(exp.label_fn, b.x0, b.y0, budget=budget, seed=seed, norm=np.inf, n_classes=b.n_classes,
-                     bounds=(lo, hi))
-        labels = np.asarray(exp.label_fn(res.x_adv))
-        ok = res.success & (labels != b.y0)
-        linf = np.abs(res.x_adv.astype(np.float64) - b.x0.astype(np.float64)).reshape(len(b.x0), -1).max(axis=1)
+        # One input per call, as the peers run: no input borrows another's directions (attack()'s fallback).
+        results = [attack(exp.label_fn, b.x0[i:i + 1], b.y0[i:i + 1], budget=budget, seed=seed, norm=np.inf,
+                          n_classes=b.n_classes, bounds=(lo, hi)) for i in range(len(b.x0))]
+        res = results[0]
+        x_adv = np.concatenate([r.x_adv for r in results])
+        success = np.concatenate([r.success for r in results])
+        labels = np.asarray(exp.label_fn(x_adv))
+        ok = success & (labels != b.y0)
+        linf = np.abs(x_adv.astype(np.float64) - b.x0.astype(np.float64)).reshape(len(b.x0), -1).max(axis=1)
         values = np.where(ok, linf, np.inf)
         rows.append({"experiment": experiment, "budget": budget, "key": "ours", "eps": eps,
                      "attack": f"ours ({our_linf_solver(res)}, L∞)", "values": values.tolist(),
