@@ -259,7 +259,7 @@ def test_relative_precision_follows_the_value_and_only_sign_growing_asks_for_it(
     assert rel(0.001, 0.05) == pytest.approx(0.001 / 500 * 0.05)
     assert rel(0.001, -2.0) == pytest.approx(0.001 / 500 * 2.0)
     assert rel(0.001) == rel(0.001, np.inf) == pytest.approx(0.001 / 500)  # no value known yet: scale 1
-    assert rel(0.001, 0.0) == zeroopt.parts.MIN_RELATIVE_EPS  # never ε = 0, which no search reaches
+    assert rel(0.001, 0.0) == zeroopt.precision.MIN_RELATIVE_EPS  # never ε = 0, which no search reaches
     sphere = zeroopt.SolverContext(dim=64, unit_sphere=True, adjustable_precision=True)
     growing = zeroopt.make_solver("sign-growing", sphere)
     # sign-growing asks for β/100 of the value (coarser than the reference code's β/500)

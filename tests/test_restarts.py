@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.parts import Move
+from zeroopt import Move
 
 # Two basins in 4-d: a shallow one at +2 (floor 1.0) and a deep one at -2 (floor 0.0).
 DIM = 4

@@ -16,7 +16,7 @@ runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing ora
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
 from .ask_tell import AskTell, ask_tell
-from .base import SolverState
+from .base import Move, SolverState
 from .box import BoxDirections
 from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
 from .chain import Chain, chain
@@ -55,20 +55,9 @@ from .oracle import (
     as_oracle,
 )
 from .orthogonal import OrthogonalDirections, orthonormal_rows
-from .parts import (
-    BestProbe,
-    DiminishingReturnsRule,
-    FixedPrecision,
-    Move,
-    NoProgressRule,
-    PrecisionFollowsBeta,
-    PrecisionFollowsValue,
-    ProbeSchedule,
-    SqrtProbeGrowth,
-    StallRule,
-    unit_sphere,
-)
+from .parts import BestProbe, ProbeSchedule, SqrtProbeGrowth, unit_sphere
 from .plugins import PluginError, load_plugin
+from .precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
 from .prior import GradientFilter, HistoryPrior
 from .problems import NoisyOracle, Problem
 from .pruning import Polisher, prune_blocks, prune_run, pruning
@@ -118,6 +107,7 @@ from .stages import (
     Step,
 )
 from .stepping import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
+from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 from .trust_region import GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
 

@@ -119,7 +119,7 @@ class SolverState:
     step: float
     iteration: int
     rng: np.random.Generator
-    #: What behaviours remember between iterations (e.g. :class:`~zeroopt.parts.NoProgressRule`'s window),
+    #: What behaviours remember between iterations (e.g. :class:`~zeroopt.NoProgressRule`'s window),
     #: by key; a behaviour returns an updated copy in its :class:`Move`, never mutates it.
     memory: Mapping[str, Any] = field(default_factory=dict)
 

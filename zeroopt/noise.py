@@ -113,7 +113,7 @@ class RadiusAboveNoise(AmendsMove):
     It follows the stall rule in a chain: where it undoes the stall rule's shrink of β it also withdraws a
     convergence the stall rule declared on it (the stall rule ends a run once β falls below a floor; under
     noise that β is one the probes cannot resolve, so the run goes on at the floor — and ends by its budget, or
-    by :class:`~zeroopt.parts.DiminishingReturnsRule`'s ``min_progress`` when set).
+    by :class:`~zeroopt.DiminishingReturnsRule`'s ``min_progress`` when set).
 
     With ``step_share`` (central differences), β is also kept at least that share of the distance the iterate just
     moved: their error beyond the noise's is the β²f‴ term, of the order the step's own model already neglects over

@@ -1,9 +1,9 @@
 """Parts of a descent iteration that belong to no single stage module: the best probe, probe schedules, the
-unit-sphere retraction — and, for the imports that name them here, the stopping and precision rules
-(:mod:`zeroopt.stopping`, :mod:`zeroopt.precision`).
+unit-sphere retraction. The stopping and precision rules live in :mod:`zeroopt.stopping` and
+:mod:`zeroopt.precision`, the move and the state in :mod:`zeroopt.base`.
 
 A solver is a :class:`~zeroopt.Chain` of parts, in the spirit of optax's ``chain``: a probe count, a direction
-sampler, a gradient estimator and a step rule propose a :class:`Move`; then each part after them may amend that
+sampler, a gradient estimator and a step rule propose a :class:`~zeroopt.Move`; then each part after them may amend that
 move in turn (the stages and the contract every part keeps: :mod:`zeroopt.stages`):
 
 * :class:`BestProbe` — move to the best probe point when it beats the step rule's result;
@@ -26,27 +26,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .arrays import norm as vector_norm
-from .base import Behaviour, GradientEstimate, Move, Precision, SolverSettings, SolverState
-from .precision import MIN_RELATIVE_EPS, FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
+from .base import GradientEstimate, Move, SolverSettings, SolverState
 from .stages import AmendsMove, CountsProbes
-from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
-__all__ = [
-    "BestProbe",
-    "Behaviour",
-    "DiminishingReturnsRule",
-    "FixedPrecision",
-    "Move",
-    "NoProgressRule",
-    "Precision",
-    "PrecisionFollowsBeta",
-    "PrecisionFollowsValue",
-    "MIN_RELATIVE_EPS",
-    "ProbeSchedule",
-    "SqrtProbeGrowth",
-    "StallRule",
-    "unit_sphere",
-]
+__all__ = ["BestProbe", "ProbeSchedule", "SqrtProbeGrowth", "unit_sphere"]
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ class RadiusFollowsBalance(AmendsMove):
     --------
     >>> import numpy as np
     >>> from zeroopt.estimators import GradientEstimate
-    >>> from zeroopt.parts import Move
+    >>> from zeroopt import Move
     >>> class Solver:  # the one attribute the rule reads
     ...     beta = 0.01
     >>> rule = RadiusFollowsBalance()
