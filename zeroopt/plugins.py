@@ -35,7 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .registry import list_solvers
+from .registry import list_solvers, set_solver_discovery
 
 __all__ = [
     "ENTRY_POINT_GROUP", "ENV_VAR", "PLUGIN_HELP", "PluginError", "add_plugin_argument", "discover",
@@ -290,6 +290,9 @@ def discover(name: str | None = None) -> bool:
         finally:
             _STATE["discovering"] = False
         return name is not None and name in list_solvers()
+
+
+set_solver_discovery(discover)  # get_solver looks a name it does not know up in the plugins not loaded yet
 
 
 def add_plugin_argument(parser: argparse.ArgumentParser) -> None:

@@ -31,7 +31,7 @@ from .stages import wrapped
 
 __all__ = [
     "SEARCH_SPACES", "SolverContext", "SolverSpec", "get_solver", "list_solvers", "make_solver", "options_from",
-    "recipe_defaults", "register_recipe", "register_solver",
+    "recipe_defaults", "register_recipe", "register_solver", "set_solver_discovery",
 ]
 
 ContextDefaults = Callable[[SolverContext], Mapping[str, Any]]
@@ -210,6 +210,23 @@ class SolverSpec:
 
 
 _REGISTRY: dict[str, SolverSpec] = {}
+#: What :func:`get_solver` asks about a name not registered (:func:`set_solver_discovery`).
+_DISCOVERY: dict[str, Callable[[str], bool] | None] = {"hook": None}
+
+
+def set_solver_discovery(discover: Callable[[str], bool] | None) -> None:
+    """Set what :func:`get_solver` calls with a name not registered, before it calls the name unknown.
+
+    :mod:`zeroopt.plugins` sets its ``discover`` here when it is imported, so a solver of a plugin named by
+    ``ZEROOPT_PLUGINS`` or an entry point is found by name.
+
+    Parameters
+    ----------
+    discover : callable or None
+        ``discover(name) -> bool``: loads what may register ``name`` and says whether it is registered now;
+        ``None`` looks nowhere else.
+    """
+    _DISCOVERY["hook"] = discover
 
 
 def register_solver(
@@ -294,18 +311,16 @@ def get_solver(name: str) -> SolverSpec:
     """The spec registered under ``name``, with a helpful error for an unknown name.
 
     A name not registered is looked for in the plugins not loaded yet (``ZEROOPT_PLUGINS`` and the
-    ``zeroopt.solvers`` entry points: :mod:`zeroopt.plugins`) before it is called unknown.
+    ``zeroopt.solvers`` entry points: :mod:`zeroopt.plugins`, through :func:`set_solver_discovery`) before it
+    is called unknown.
     """
     if not isinstance(name, str):
         raise TypeError(f"solver must be a name (str), got {type(name).__name__}; choose from {sorted(_REGISTRY)}")
     try:
         return _REGISTRY[name]
     except KeyError:
-        import sys
-
-        # The plugin loader (imported with zeroopt) is looked up, not imported: it imports this module.
-        plugins = sys.modules.get(f"{__package__}.plugins")
-        if plugins is not None and plugins.discover(name):
+        discover = _DISCOVERY["hook"]
+        if discover is not None and discover(name):
             return _REGISTRY[name]
         close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
