@@ -12,6 +12,32 @@ behaviours such as the stall rule (:mod:`zeroopt.parts`, :mod:`zeroopt.descent`)
 signature holds its defaults (:func:`rgf`, :func:`sign_growing`, ...), registered by name with what it runs in
 each problem context (:func:`register_recipe`, :func:`list_solvers`); :func:`minimize`
 runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing oracle calls.
+
+The modules, by what they do (the stages of an iteration in the order they run, :data:`STAGES`):
+
+* the oracle — :mod:`~zeroopt.oracle`, :mod:`~zeroopt.requests`, :mod:`~zeroopt.problems`;
+* the contract — :mod:`~zeroopt.base`, :mod:`~zeroopt.stages`, :mod:`~zeroopt.chain`, :mod:`~zeroopt.constants`;
+* ``flat`` — :mod:`~zeroopt.stages` (:class:`SkipFlat`);
+* ``precision`` — :mod:`~zeroopt.precision`;
+* ``count`` — :mod:`~zeroopt.parts` (probe schedules);
+* ``sample`` — :mod:`~zeroopt.samplers`, :mod:`~zeroopt.orthogonal`, :mod:`~zeroopt.subspace`,
+  :mod:`~zeroopt.mixture`, :mod:`~zeroopt.box`, :mod:`~zeroopt.sign_flips`;
+* ``shape`` — :mod:`~zeroopt.shaping`, :mod:`~zeroopt.history_subspace`;
+* ``estimate`` — :mod:`~zeroopt.estimators`, :mod:`~zeroopt.differences`;
+* ``direction`` — :mod:`~zeroopt.momentum`, :mod:`~zeroopt.prior`, :mod:`~zeroopt.quasi_newton`;
+* ``step`` — :mod:`~zeroopt.stepping`;
+* ``amend`` — :mod:`~zeroopt.parts` (best probe, unit sphere), :mod:`~zeroopt.radius`,
+  :mod:`~zeroopt.radius_step`, :mod:`~zeroopt.noise`;
+* ``stop`` — :mod:`~zeroopt.stopping`;
+* a model-based trust region's parts of several stages — :mod:`~zeroopt.trust_region`,
+  :mod:`~zeroopt.quadratic_model`;
+* the recipes and their registry — :mod:`~zeroopt.solvers`, :mod:`~zeroopt.sign_solvers`,
+  :mod:`~zeroopt.descent`, :mod:`~zeroopt.registry`, :mod:`~zeroopt.plugins`, :mod:`~zeroopt.describe`,
+  :mod:`~zeroopt.catalogue`;
+* running — :mod:`~zeroopt.driver`, :mod:`~zeroopt.ask_tell`, :mod:`~zeroopt.restarts`, :mod:`~zeroopt.racing`,
+  :mod:`~zeroopt.pruning`, :mod:`~zeroopt.callbacks`, :mod:`~zeroopt.records`;
+* failures and checks — :mod:`~zeroopt.errors`, :mod:`~zeroopt.faults`, :mod:`~zeroopt.checks`;
+* arrays — :mod:`~zeroopt.arrays`, :mod:`~zeroopt.rowwise`.
 """
 
 from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
