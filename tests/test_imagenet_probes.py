@@ -45,7 +45,7 @@ def test_cells_summary_and_page(tmp_path):
     labels, x, y = _fake()
     index = np.array([0, 1])
     records = []
-    for config in ("default", "low-frequency"):
+    for config in ("full-space", "low-frequency"):
         for budget in (80, 150):
             cell = ip.run_cell(labels, x, y, index, config, budget, seed=0, n_classes=3)
             assert [r["image"] for r in cell] == [0, 1]
@@ -53,12 +53,12 @@ def test_cells_summary_and_page(tmp_path):
             assert all(r["own_s"] <= r["wall_s"] and r["own_ms_per_query"] > 0 for r in cell)
             records += cell
     summary = ip.summarize(records)
-    assert [(s["budget"], s["config"]) for s in summary] == [(80, "default"), (80, "low-frequency"),
-                                                            (150, "default"), (150, "low-frequency")]
-    assert all(s["ratios"] == [1.0, 1.0] for s in summary if s["config"] == "default")
+    assert [(s["budget"], s["config"]) for s in summary] == [(80, "full-space"), (80, "low-frequency"),
+                                                            (150, "full-space"), (150, "low-frequency")]
+    assert all(s["ratios"] == [1.0, 1.0] for s in summary if s["config"] == "full-space")
     low = summary[1]
     by_image = {r["image"]: r["l2"] for r in records if r["config"] == "low-frequency" and r["budget"] == 80}
-    base = {r["image"]: r["l2"] for r in records if r["config"] == "default" and r["budget"] == 80}
+    base = {r["image"]: r["l2"] for r in records if r["config"] == "full-space" and r["budget"] == 80}
     assert low["ratios"] == pytest.approx([by_image[i] / base[i] for i in (0, 1)])
     assert low["median_l2"] == pytest.approx(np.median(list(by_image.values())))
 

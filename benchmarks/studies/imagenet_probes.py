@@ -1,8 +1,11 @@
-"""Which probe sampler on ImageNet size: the default attack against the same attack with ``directions=`` swapped.
+"""Which probe sampler on ImageNet size: the attack with full-space probes against the same attack with
+``directions=`` swapped.
 
-At 3 x 224 x 224 = 150,528 dimensions the default ``sign-growing`` attack draws its probes from the full space
-(``directions="orthogonal"``), while the decision-based attacks of recent years (QEBA, GeoDA, CGBA-H) probe a
-low-frequency subspace there. This study attacks EfficientNet-Lite0 (the PyPI wheel) on the first K correctly
+At 3 x 224 x 224 = 150,528 dimensions the ``sign-growing`` attack with ``directions="orthogonal"`` draws its probes
+from the full space, while the decision-based attacks of recent years (QEBA, GeoDA, CGBA-H) probe a low-frequency
+subspace there, as the default's size rule (``directions="by-size"``) does.
+
+This study attacks EfficientNet-Lite0 (the PyPI wheel) on the first K correctly
 classified shared ImageNet validation images, in the suite's seeded order (``benchmarks.imagenet_experiments``:
 ``_rng(seed, "imagenet")``), untargeted, once per configuration and budget: every budget is its own attack call
 with that budget, and all K inputs of one configuration go into one call (the attack batches them; each input's
@@ -17,7 +20,7 @@ lacks, so a long study can be run in parts and the page (``--out``) is written f
 
 Usage::
 
-    python -m benchmarks.studies.imagenet_probes --k 3 --budgets 500,2000 --configs default,low-frequency \\
+    python -m benchmarks.studies.imagenet_probes --k 3 --budgets 500,2000 --configs full-space,low-frequency \\
         --out benchmarks/results/ablation/imagenet-probes/README.md
 """
 
@@ -36,6 +39,7 @@ from benchmarks.pages import READING_MARKER, command_line, kept_reading, write_p
 
 #: The configurations: the label on the page and the solver options of the attack call.
 CONFIGS: dict[str, dict[str, Any]] = {
+    "full-space": {"directions": "orthogonal"},
     "default": {},
     "low-frequency": {"directions": "low-frequency"},
     "multi-scale": {"directions": "multi-scale"},
@@ -123,7 +127,7 @@ def save_cache(path: Path, cache: dict[str, Any]) -> None:
     path.write_text(json.dumps(cache))
 
 
-def summarize(records: list[dict[str, Any]], baseline: str = "default") -> list[dict[str, Any]]:
+def summarize(records: list[dict[str, Any]], baseline: str = "full-space") -> list[dict[str, Any]]:
     """Per (budget, configuration): median L2, per-input ratios to ``baseline`` (same image, same budget), the
     geometric mean of those ratios, successes and own ms/query. Only images every configuration of that budget
     ran enter the medians."""
@@ -159,7 +163,7 @@ def _kind(meta: dict[str, Any]) -> str:
 def page_lines(command: str, summary: list[dict[str, Any]], samplers: list[dict[str, Any]],
                meta: dict[str, Any]) -> list[str]:
     """The generated part of the page: the command, one table per budget, the sampler timings."""
-    lines = ["# ImageNet probes: full-space orthogonal (default) against low-frequency samplers", "",
+    lines = ["# ImageNet probes: full-space orthogonal against low-frequency samplers", "",
              "```", command, "```", ""]
     if meta:
         lines += [f"Model {meta.get('model', '?')}; images {meta.get('images', '?')} (shared validation indices, "
@@ -169,7 +173,7 @@ def page_lines(command: str, summary: list[dict[str, Any]], samplers: list[dict[
                   f"{meta.get('threads', '?')}, BLAS threads {meta.get('threads', '?')}.", ""]
     for budget in sorted({s["budget"] for s in summary}):
         lines += [f"## Budget {budget}", "",
-                  "| configuration | median L2 | L2 / default, per input | geo-mean ratio | success | "
+                  "| configuration | median L2 | L2 / full-space, per input | geo-mean ratio | success | "
                   "own ms/query | call wall s (model s) |",
                   "|---|---:|---|---:|---:|---:|---:|"]
         for s in (s for s in summary if s["budget"] == budget):
@@ -207,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--k", type=int, default=3, help="correctly classified images attacked")
     ap.add_argument("--budgets", default="500,2000")
-    ap.add_argument("--configs", default="default,low-frequency")
+    ap.add_argument("--configs", default="full-space,low-frequency")
     ap.add_argument("--seed", type=int, default=0, help="the attack's seed")
     ap.add_argument("--order-seed", type=int, default=0, help="the suite seed of the image order")
     ap.add_argument("--threads", type=int, default=1, help="torch and BLAS threads (1: the machine is shared)")
