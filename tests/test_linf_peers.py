@@ -78,7 +78,7 @@ def test_the_peers_and_eps_arguments() -> None:
     a = build_parser().parse_args(["--peers", "rays", "--eps", "cifar=8/255,gbdt=0.1"])
     assert a.peers == ["rays"] and a.eps["cifar"] == pytest.approx(8 / 255) and a.eps["mnist"] == 0.3
     assert eps_for("gbdt-mnist", a.eps) == 0.1 and eps_for("mnist-targeted", a.eps) == 0.3
-    assert build_parser().parse_args([]).peers == ["rays", "hsj"]
+    assert build_parser().parse_args([]).peers == ["rays", "hsj", "fb-hsj"]
     assert build_parser().parse_args([]).budgets == "250,500,1000,2000"
     for bad in (["--peers", "rays,boundary"], ["--eps", "mnist"]):
         with pytest.raises(SystemExit):

@@ -82,9 +82,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "random-direction", "random direction used instead of the gradient estimate (same norm)", "zeroopt/stages.py",
-        (("self.rule(s.x, s.fx, it.direction, s.step, it.eps, it.solver.retract)",
+        (("self.rule(s.x, s.fx, it.direction, s.step, it.eps, it.solver.retract, **extra)",
           "self.rule(s.x, s.fx, s.rng.standard_normal(s.x.size) * float(np.linalg.norm(it.direction))"
-          " / np.sqrt(s.x.size), s.step, it.eps, it.solver.retract)"),),
+          " / np.sqrt(s.x.size), s.step, it.eps, it.solver.retract, **extra)"),),
     ),
     Mutant(
         "semicircle-radius", "semicircular step compares at f(θ) instead of the circle's radius f(θ) cos φ",
