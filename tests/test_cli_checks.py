@@ -123,7 +123,9 @@ def test_ctrl_c_stops_a_study_with_two_workers_at_once_and_keeps_what_finished(e
     grid = ["--dims", "4", "--deltas", "0.3", "--seeds", "5000"]  # far more runs than finish before the signal
     proc = subprocess.Popen([*CLI, "study", "d-scaling", *grid, "--workers", "2", "--out", str(tmp_path / "out"),
                              "--db", str(tmp_path / "db.sqlite")], cwd=ROOT, env=env, stderr=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, text=True, start_new_session=True,
+                            # a shell's background job ignores SIGINT and its children inherit that: Ctrl-C's default
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen: list[str] = []
     reader = threading.Thread(target=lambda: seen.extend(iter(lambda: proc.stderr.read(1), "")), daemon=True)
     reader.start()
