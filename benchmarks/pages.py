@@ -54,10 +54,7 @@ def kept_head(page: Path) -> list[str]:
     >>> kept_head(page)
     ['# Why', '', 'Our findings.']
     """
-    if not page.exists():
-        return []
-    lines = page.read_text().splitlines()
-    return lines[:lines.index(GENERATED_MARKER)] if GENERATED_MARKER in lines else []
+    return _split_at(page, GENERATED_MARKER)[0]
 
 
 #: The line below which a page's text (a person's reading of the tables above it) is kept when the tool writes
@@ -76,10 +73,16 @@ def kept_reading(page: Path) -> list[str]:
     >>> kept_reading(page)
     ['What it shows.']
     """
-    if not page.exists():
-        return []
-    lines = page.read_text().splitlines()
-    return lines[lines.index(READING_MARKER) + 1:] if READING_MARKER in lines else []
+    return _split_at(page, READING_MARKER)[1]
+
+
+def _split_at(page: Path, marker: str) -> tuple[list[str], list[str]]:
+    """A page's lines above and below the line ``marker`` (both empty: no page, or no such line)."""
+    lines = page.read_text().splitlines() if page.exists() else []
+    if marker not in lines:
+        return [], []
+    at = lines.index(marker)
+    return lines[:at], lines[at + 1:]
 
 
 def command_first(head: list[str], title: str, command: str) -> list[str]:

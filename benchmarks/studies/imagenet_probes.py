@@ -72,11 +72,13 @@ def first_correct(labels: Callable[[np.ndarray], np.ndarray], x: np.ndarray, y: 
 
 
 def run_cell(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, config: str, budget: int, seed: int,
-             n_classes: int = N_CLASSES, starts: np.ndarray | None = None) -> list[dict[str, Any]]:
+             n_classes: int = N_CLASSES, starts: np.ndarray | None = None,
+             options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One attack call: the inputs ``index`` of ``x`` under ``config`` at ``budget``; one record per input.
 
     ``starts``: for a targeted attack, one image per input whose class is its target (the suite's imagenet-targeted
-    rule, :func:`benchmarks.imagenet_experiments.targets_and_starts`), offered as the start's target pool."""
+    rule, :func:`benchmarks.imagenet_experiments.targets_and_starts`), offered as the start's target pool.
+    ``options``: the solver options of ``config`` where it is not one of :data:`CONFIGS` (another study's)."""
     from applications.hardlabel import Start, attack
 
     target = start = None
@@ -84,7 +86,7 @@ def run_cell(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, config
         target = y[starts]
         start = Start(target_pool=(x[starts], target))
     res = attack(model, x[index], y[index], target=target, budget=budget, seed=seed, n_classes=n_classes,
-                 start=start, solver_options=CONFIGS[config])
+                 start=start, solver_options=CONFIGS[config] if options is None else options)
     own = float(res.wall_time - res.model_time)
     total = int(res.queries.sum())
     return [

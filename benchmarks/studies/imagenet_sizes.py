@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.pages import READING_MARKER, command_line, kept_reading, write_page
-from benchmarks.studies.imagenet_probes import N_CLASSES, first_correct, imagenet_order
+from benchmarks.studies.imagenet_probes import N_CLASSES, first_correct, imagenet_order, run_cell
 
 #: Our configurations: the label on the page and the solver options of the attack call.
 OURS: dict[str, dict[str, Any]] = {"default": {}, "full-space": {"directions": "orthogonal"}}
@@ -51,18 +51,8 @@ def parse_model(spec: str) -> tuple[int, int]:
 
 def run_ours(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, config: str, budget: int, seed: int,
              starts: np.ndarray | None) -> list[dict[str, Any]]:
-    """One attack call on the inputs ``index`` under ``config``; one record per input."""
-    from applications.hardlabel import Start, attack
-
-    target = start = None
-    if starts is not None:
-        target = y[starts]
-        start = Start(target_pool=(x[starts], target))
-    res = attack(model, x[index], y[index], target=target, budget=budget, seed=seed, n_classes=N_CLASSES,
-                 start=start, solver_options=OURS[config])
-    own_ms = 1e3 * float(res.wall_time - res.model_time) / max(int(res.queries.sum()), 1)
-    return [{"image": int(i), "l2": float(res.distortion[j]), "queries": int(res.queries[j]),
-             "own_ms_per_query": own_ms} for j, i in enumerate(index)]
+    """One attack call on the inputs ``index`` under ``config`` (the probes study's cell); one record per input."""
+    return run_cell(model, x, y, index, config, budget, seed, starts=starts, options=OURS[config])
 
 
 def run_peer(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, name: str, budget: int, seed: int,
