@@ -35,7 +35,7 @@ The modules, by what they do (the stages of an iteration in the order they run, 
   :mod:`~zeroopt.descent`, :mod:`~zeroopt.registry`, :mod:`~zeroopt.plugins`, :mod:`~zeroopt.describe`,
   :mod:`~zeroopt.catalogue`;
 * running — :mod:`~zeroopt.driver`, :mod:`~zeroopt.ask_tell`, :mod:`~zeroopt.restarts`, :mod:`~zeroopt.racing`,
-  :mod:`~zeroopt.pruning`, :mod:`~zeroopt.callbacks`, :mod:`~zeroopt.records`;
+  :mod:`~zeroopt.pruning`, :mod:`~zeroopt.callbacks`, :mod:`~zeroopt.records`, :mod:`~zeroopt.whole_budget`;
 * failures and checks — :mod:`~zeroopt.errors`, :mod:`~zeroopt.faults`, :mod:`~zeroopt.checks`;
 * arrays — :mod:`~zeroopt.arrays`, :mod:`~zeroopt.rowwise`.
 """
@@ -136,6 +136,7 @@ from .stepping import StepResult, armijo_step, fixed_step, opt_line_search, semi
 from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 from .trust_region import GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
+from .whole_budget import Restarts, restarts_ran
 
 __version__ = "0.1.0"
 
@@ -182,4 +183,6 @@ __all__ = [
     "GeometryProbes", "ModelEstimate", "ModelProbes", "ModelStep", "RadiusFloor", "TrustStep",
     # solvers from outside zeroopt: a module that registers them, by name, path, ZEROOPT_PLUGINS or entry point
     "PluginError", "load_plugin",
+    # the whole budget: minimize restarts a run that stopped early until the budget is spent (zeroopt.whole_budget)
+    "Restarts", "restarts_ran",
 ]

@@ -36,6 +36,7 @@ from .oracle import (
 )
 from .records import IterationRecord, OptimizeResult, Status
 from .registry import SolverContext, make_solver
+from .whole_budget import as_restarts, spend_budget
 
 #: Consecutive iterations that cost no oracle query after which a run stops with ``Status.NO_PROGRESS``.
 FREE_ITERATION_LIMIT = 10
@@ -294,6 +295,7 @@ def minimize(
     callbacks: Iterable[Callback] | Callback = (),
     max_iter: int | None = None,
     target: float | None = None,
+    restarts: Any = True,
     **options: Any,
 ) -> OptimizeResult:
     """Minimize ``fun`` from ``x0`` with a zeroth-order solver under a hard query budget.
@@ -321,9 +323,15 @@ def minimize(
     callbacks
         A callable ``cb(record) -> bool | None``, or several, called after every iteration; True stops the run.
     max_iter
-        Optional iteration limit.
+        Optional iteration limit of the whole call (every restart's iterations together).
     target
         Stop once the best value is at most this (a number; NaN is an error).
+    restarts
+        A run that stops on its own with budget left is restarted until the budget is spent
+        (:mod:`zeroopt.whole_budget`): from its best point with the solver's initial radius while that pays, then
+        from fresh points at growing distance; ``history`` and callbacks' records go on across runs, ``x`` is the
+        best of all, ``flags`` holds ``restarts=<k>``. True (the default), a :class:`zeroopt.Restarts`, or False
+        for one run.
     **options
         Solver options; ``zeroopt.list_solvers()[solver].defaults()`` lists them. The problem is a plain
         objective (:class:`SolverContext` without traits), so the options' own defaults apply.
@@ -331,7 +339,7 @@ def minimize(
     Returns
     -------
     OptimizeResult
-        Best point seen (``x``, ``fun``), ``queries`` (as counted by the oracle), ``iterations``,
+        Best point seen (``x``, ``fun``), ``queries`` (as counted by the oracle), ``iterations`` (of all runs),
         ``history`` of :class:`IterationRecord`, ``status``/``message``, and ``flags`` from monitors.
 
     Raises
@@ -356,6 +364,7 @@ def minimize(
     x = check_x0(x0)
     max_iter, target = check_max_iter(max_iter), check_target(target)
     callbacks = check_callbacks(callbacks)
+    policy = as_restarts(restarts)
     context = SolverContext(dim=math.prod(x.shape), lipschitz=getattr(fun, "L1", None), shape=tuple(x.shape))
     if isinstance(solver, Chain):
         if options:
@@ -373,24 +382,12 @@ def minimize(
     oracle = as_oracle(fun, x.shape, budget=budget)
     gradient = getattr(fun, "gradient", None)
     rng = np.random.default_rng(check_seed(seed))  # (a Generator is returned as it is)
-    run = run_solver(
-        built,
-        x.ravel(),
-        rng=rng,
-        max_iter=max_iter,
-        target=target,
-        callbacks=callbacks,
-        gradient=gradient if callable(gradient) else None,
-        shape=x.shape,
-    )
-    try:
-        (result,) = drive([run], IndependentGroup([oracle]))
-    except BaseException as err:
-        # drive attaches one result per run: minimize has one run, so the partial result is that run's.
-        runs = partial_result(err)
-        if isinstance(runs, list) and len(runs) == 1 and runs[0] is not None:
-            raised = attach_partial_result(err, runs[0])
-            if raised is not err:
-                raise raised from err
-        raise
-    return result
+    group = IndependentGroup([oracle])
+
+    def start(point: Any, f0: float | None, f0_eps: float, rng: np.random.Generator, iterations: int | None,
+              callback: Callback) -> RunGenerator:
+        return run_solver(built, point, rng=rng, f0=f0, f0_eps=f0_eps, max_iter=iterations, target=target,
+                          callbacks=[callback], gradient=gradient if callable(gradient) else None, shape=x.shape)
+
+    return spend_budget(start, lambda run: drive([run], group)[0], x.ravel(), rng=rng, restarts=policy,
+                        remaining=lambda: group.remaining(0), max_iter=max_iter, callbacks=callbacks)
