@@ -23,6 +23,7 @@ MODULES = {
     "campaign-scaling": ("campaign_scaling", "throughput of one campaign on the local and Ray executors"),
     "overhead": ("overhead", "the attacks' own cost per query beside a nearly free model, ours and the peers'"),
     "dfo": ("dfo", "zeroopt beside nevergrad, pycma, COBYQA, BOBYQA on the Moré–Wild set: data profiles"),
+    "coco": ("coco", "zeroopt and the DFO peers on COCO's bbob suites: exdata for cocopp, ECDF areas per group"),
 }
 
 
@@ -68,4 +69,4 @@ class _BenchGroup(click.Group):
              "  zeroopt bench suite --preset full --batched-solvers none   # pages from the database\n"
              "  zeroopt bench suite --help")
 def bench_group() -> None:
-    """The repository's benchmarks (needs a zeroopt checkout): suite, parallel, import, quality, speed."""
+    """The repository's benchmarks (needs a zeroopt checkout): suite, parallel, import, quality, speed, dfo, coco."""

@@ -36,6 +36,9 @@ ZEROOPT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 #: zeroopt's solvers in the comparison (rgf-fixed needs the gradient's Lipschitz constant, unknown here).
 ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate", "trust-region", *ZEROOPT_VARIANTS)
+#: A zeroopt entry's name with this suffix makes one run (``minimize(restarts=False)``): it ends where the solver's
+#: own rule stops it, where the plain entry restarts it until the budget is spent (zeroopt.whole_budget).
+ONE_RUN = "/one-run"
 #: Peers: solver name -> the module it needs.
 PEERS = {
     "ng-NGOpt": "nevergrad", "ng-TBPSA": "nevergrad", "ng-CMA": "nevergrad", "pycma": "cma",
@@ -74,7 +77,9 @@ class Counted:
 
 def is_zeroopt(solver: str) -> bool:
     """Whether ``solver`` runs through :func:`zeroopt.minimize`: an entry of :data:`ZEROOPT_SOLVERS`, or any solver
-    registered with zeroopt (a plugin's, loaded by ``--plugin``), under a name no peer takes."""
+    registered with zeroopt (a plugin's, loaded by ``--plugin``), under a name no peer takes; either with the suffix
+    :data:`ONE_RUN`."""
+    solver = solver.removesuffix(ONE_RUN)
     return solver in ZEROOPT_SOLVERS or (solver not in PEERS and solver in zeroopt.list_solvers())
 
 
@@ -152,9 +157,10 @@ class StatedPrecision(zeroopt.Oracle):
 
 def _zeroopt(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool,
              precision: Callable[[float], float] | None = None) -> None:
+    one_run, solver = solver.endswith(ONE_RUN), solver.removesuffix(ONE_RUN)
     name, options = ZEROOPT_VARIANTS.get(solver, (solver, {}))
     told = f if precision is None or not solver.endswith("+noise") else StatedPrecision(f, precision)
-    zeroopt.minimize(told, x0, solver=name, budget=f.budget, seed=seed, **options)
+    zeroopt.minimize(told, x0, solver=name, budget=f.budget, seed=seed, restarts=not one_run, **options)
 
 
 def run(solver: str, f: Counted, x0: NDArray[np.float64], seed: int, noisy: bool,
