@@ -26,8 +26,8 @@ from .errors import attach_partial_result, partial_result
 from .oracle import Request, Response
 from .records import IterationRecord, OptimizeResult, Status
 
-__all__ = ["FRESH_SHARE", "PAYING_GAIN", "RADIUS_GROWTH", "WIDEST_SHARE", "Restarts", "as_restarts", "restarts_ran",
-           "spend_budget"]
+__all__ = ["FRESH_SHARE", "PAYING_GAIN", "RADIUS_GROWTH", "STALE_RESTARTS", "WIDEST_SHARE", "Restarts", "as_restarts",
+           "restarts_ran", "spend_budget"]
 
 #: A restart from the best point pays while it lowers the best value by at least this fraction of it; once one does
 #: not, the basin is spent and the next restart starts from a fresh point (the lockstep restarts' rule, 1 %).
@@ -39,6 +39,10 @@ FRESH_SHARE = 0.1
 RADIUS_GROWTH = 2.0
 #: The farthest a fresh start goes, as a share of the scale; past it the distances start over from the first.
 WIDEST_SHARE = 10.0
+#: Restarts in a row that do not pay (each lowers the best value by less than :data:`PAYING_GAIN`) after which the
+#: call stops restarting: two sweeps of the fresh distances (0.1 … 6.4 of the scale) found nothing. A budget too
+#: large to spend (10¹⁸, "no budget") still ends.
+STALE_RESTARTS = 14
 #: The flag a result carries when restarts ran: ``restarts=<how many>``.
 FLAG = "restarts="
 
@@ -60,6 +64,8 @@ class Restarts:
     ----------
     max_restarts
         At most this many restarts (``None``: as many as the budget allows; 0: one run).
+    max_stale
+        Stop restarting after this many restarts in a row that did not pay (``None``: never).
     paying_gain
         A restart from the best point pays while the run before it lowered the call's best value by at least this
         fraction; otherwise the next restart is from a fresh point.
@@ -74,15 +80,17 @@ class Restarts:
     """
 
     max_restarts: int | None = None
+    max_stale: int | None = STALE_RESTARTS
     paying_gain: float = PAYING_GAIN
     fresh_share: float = FRESH_SHARE
     growth: float = RADIUS_GROWTH
     widest_share: float = WIDEST_SHARE
 
     def __post_init__(self) -> None:
-        m = self.max_restarts
-        if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0):
-            raise ValueError(f"Restarts: max_restarts must be None or a non-negative integer, got {m!r}")
+        for name in ("max_restarts", "max_stale"):
+            m = getattr(self, name)
+            if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0):
+                raise ValueError(f"Restarts: {name} must be None or a non-negative integer, got {m!r}")
         for name in ("paying_gain", "fresh_share", "growth", "widest_share"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not math.isfinite(value):
@@ -204,7 +212,8 @@ def spend_budget(
         The first run's generator; restart k draws from its k-th child (``Generator.spawn``), its fresh point too.
     restarts
         The policy, or ``None`` for one run. A run that ended converged or without progress is restarted while
-        budget is left, the policy allows more restarts, ``max_iter`` is not reached and the run spent a query.
+        budget is left, the policy allows more restarts (``max_restarts``, ``max_stale``), ``max_iter`` is not
+        reached and the run spent a query.
     max_iter
         Iterations of the whole call, every run's together.
     callbacks
@@ -223,7 +232,7 @@ def spend_budget(
     runs: list[OptimizeResult] = []
     scale = max(float(np.max(np.abs(host(x0)), initial=0.0)), 1.0)
     start: tuple[Any, float | None, float] = (x0, None, 0.0)
-    run_rng, fresh_starts = rng, 0
+    run_rng, fresh_starts, stale = rng, 0, 0
     while True:
         before = min((r.fun for r in runs), default=math.inf)
         left = None if max_iter is None else max_iter - sum(r.iterations for r in runs)
@@ -232,12 +241,15 @@ def spend_budget(
         runs.append(last)
         result = _combine(runs)
         continued.offset, continued.best = result.iterations, result.fun
+        paid = _gain(before, last.fun) >= (math.inf if restarts is None else restarts.paying_gain)
+        stale = 0 if paid else stale + 1
         if (restarts is None or last.status not in _EARLY or remaining() <= 0 or spent <= 0
                 or (restarts.max_restarts is not None and len(runs) > restarts.max_restarts)
+                or (restarts.max_stale is not None and stale >= restarts.max_stale)
                 or (max_iter is not None and result.iterations >= max_iter)):
             return result
         run_rng = rng.spawn(1)[0]
-        if _gain(before, last.fun) >= restarts.paying_gain:
+        if paid:
             start = (flat(result.x), result.fun, result.fun_eps)
         else:
             center = host(flat(result.x))
