@@ -249,8 +249,9 @@ NARRATION = [
 ]
 # A calendar date says when a run was made; it may stand as data in a table row (a run log's time column) only.
 NARRATION_DATE = re.compile(r"\b20\d{2}-[01]\d-[0-3]\d\b")
-# Legitimate uses of the words: a process session (setsid, subprocess's start_new_session) and a Ray session.
-NARRATION_ALLOWED = re.compile(r"own[ -]session|start_new_session|Ray session", re.I)
+# Legitimate uses of the words: a process session (setsid, subprocess's start_new_session), a Ray session and a
+# pytest fixture's scope.
+NARRATION_ALLOWED = re.compile(r"own[ -]session|start_new_session|Ray session|scope=\"session\"", re.I)
 TEXT_SUFFIXES = {".py", ".md", ".sh", ".toml", ".cfg", ".txt", ".rst"}
 
 

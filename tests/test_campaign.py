@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +30,11 @@ HAVE_RAY = importlib.util.find_spec("ray") is not None
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A private cache folder, with the built-in digits models trained once for the whole module."""
-    folder = tmp_path_factory.mktemp("zeroopt-cache")
+def cache(digits_cache: Callable[[], Path]) -> Path:
+    """A private cache folder for the module, holding the built-in digits models (trained once for the test run)."""
+    folder = digits_cache()
     old = os.environ.get("ZEROOPT_CACHE")
     os.environ["ZEROOPT_CACHE"] = str(folder)
-    from applications.campaign.models import load_model
-
-    load_model("digits-cnn"), load_model("digits-lgbm")
     yield folder
     if old is None:
         os.environ.pop("ZEROOPT_CACHE", None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -14,11 +15,15 @@ from applications.campaign.models import load_model
 from applications.cli import main
 
 
+@pytest.fixture(scope="module")
+def module_cache(digits_cache: Callable[[], Path]) -> Path:
+    return digits_cache()  # the module's own, holding the digits models trained once for the test run
+
+
 @pytest.fixture(autouse=True)
-def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path_factory.getbasetemp() / "zeroopt-cli-cache"  # shared by the module: models trained once
-    monkeypatch.setenv("ZEROOPT_CACHE", str(folder))
-    return folder
+def cache(module_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ZEROOPT_CACHE", str(module_cache))
+    return module_cache
 
 
 @pytest.mark.parametrize(

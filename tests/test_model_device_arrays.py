@@ -7,6 +7,9 @@ the same float32 values: on a CPU torch model the two runs give the same distort
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -17,11 +20,14 @@ pytest.importorskip("array_api_compat")
 
 
 @pytest.fixture(scope="module")
-def digits() -> tuple:
-    from applications.digits import load_digits_split, train_digits_cnn
+def digits(digits_cache: Callable[[], Path]) -> tuple:
+    from applications.campaign.models import load_model
+    from applications.digits import load_digits_split
 
     _, _, x, y = load_digits_split(seed=0)
-    return train_digits_cnn(seed=0)[0], x, y
+    with pytest.MonkeyPatch.context() as mp:  # the built-in digits CNN: train_digits_cnn(seed=0), trained once
+        mp.setenv("ZEROOPT_CACHE", str(digits_cache()))
+        return load_model("digits-cnn", device="cpu").model, x, y
 
 
 CASES = {

@@ -14,6 +14,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -219,10 +220,10 @@ def test_spsa_from_zeroopt_minimize() -> None:
     assert found and int(found[2]) > 0 and float(found[1]) < np.log(1 + 8.0), out.stdout
 
 
-def test_spsa_from_zeroopt_attack(tmp_path: Path) -> None:
+def test_spsa_from_zeroopt_attack(tmp_path: Path, digits_cache: Callable[[], Path]) -> None:
     db = tmp_path / "results.sqlite"
     out = child("-m", "applications.cli", "attack", "-m", "digits-lgbm", "--n", "1", "-b", "100", "--no-progress",
-                "--db", str(db), "--plugin", SPSA, "-s", "spsa", env={"ZEROOPT_CACHE": str(tmp_path / "cache")})
+                "--db", str(db), "--plugin", SPSA, "-s", "spsa", env={"ZEROOPT_CACHE": str(digits_cache())})
     assert out.returncode == 0, out.stderr
     rows = sqlite3.connect(db).execute("SELECT solver, queries, success FROM attacks").fetchall()
     assert len(rows) == 1 and rows[0][0] == "spsa" and 0 < rows[0][1] <= 100 and rows[0][2] == 1, rows
