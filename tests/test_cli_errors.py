@@ -1,8 +1,10 @@
 """Nothing silent on the command line: each misuse ends with exit 1 or 2 and one stderr line naming it.
 
-Every case runs ``python -m applications.cli`` in a child process, as a user would, and checks the exit code,
-that no Python traceback reaches stderr, and that the last stderr line names the problem. Models are the
-digits built-ins (trained in a private cache folder, in a second or two) or untrained modules saved here.
+Each case checks the exit code, that no Python traceback reaches stderr, and that the last stderr line names the
+problem. Cases that need a process of their own (a console script's path, a user without write permission) and one
+case of each subcommand run ``python -m applications.cli`` in a child process, as a user would; the others run the
+same ``main`` in this process, which skips a second or two of interpreter start and imports per case. Models are the
+digits built-ins (trained once for the test run, copied into a private cache folder) or untrained modules saved here.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,7 @@ from benchmarks import import_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ("--n", "1", "-b", "20", "--no-progress")  # one attack of 20 queries: the point is what happens around it
+Here = Callable[..., subprocess.CompletedProcess[str]]  # the ``here`` fixture: ``run`` in this process
 
 # The attacks table of a database made before the columns versions and machine existed.
 OLD_SCHEMA = """
@@ -42,9 +46,9 @@ CREATE TABLE attacks (
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The children's environment: this checkout on the path, a private cache, one thread."""
-    cache = tmp_path_factory.mktemp("zeroopt-cache")
+def env(digits_cache: Callable[[], Path]) -> dict[str, str]:
+    """The children's environment: this checkout on the path, a private cache (with the digits models), one thread."""
+    cache = digits_cache()
     path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     return {**os.environ, "ZEROOPT_CACHE": str(cache), "PYTHONPATH": path, "OMP_NUM_THREADS": "1"}
 
@@ -53,6 +57,23 @@ def run(env: dict[str, str], *args: str | Path, cwd: Path | None = None,
         launcher: list[str] | None = None) -> subprocess.CompletedProcess[str]:
     cmd = [*(launcher or [sys.executable, "-m", "applications.cli"]), *map(str, args)]
     return subprocess.run(cmd, cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def here(env: dict[str, str], capsys: pytest.CaptureFixture[str],
+         monkeypatch: pytest.MonkeyPatch) -> Here:
+    """``run`` in this process: the command line's ``main`` with the children's cache; its code, stdout and stderr."""
+    from applications.cli import main
+
+    monkeypatch.setenv("ZEROOPT_CACHE", env["ZEROOPT_CACHE"])
+
+    def run_here(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        code = main(list(map(str, args)))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out, err)
+
+    return run_here
 
 
 def fails_cleanly(proc: subprocess.CompletedProcess[str], *says: str, code: int | None = None) -> str:
@@ -75,15 +96,15 @@ def make_db(path: Path, schema: str) -> Path:
 # --- the results database --------------------------------------------------------------------------------------
 
 
-def test_a_db_that_is_a_text_file(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_db_that_is_a_text_file(here: Here, tmp_path: Path) -> None:
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n" * 100)
-    proc = run(env, "attack", "-m", "digits-lgbm", "--db", text, *TINY)
+    proc = here("attack", "-m", "digits-lgbm", "--db", text, *TINY)
     fails_cleanly(proc, str(text), "not a usable SQLite database", code=1)
     assert text.read_text() == "not a database\n" * 100
 
 
-def test_a_truncated_db(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_truncated_db(here: Here, tmp_path: Path) -> None:
     good = tmp_path / "good.sqlite"
     conn = sqlite3.connect(good)
     conn.execute("CREATE TABLE t (x)")
@@ -92,7 +113,7 @@ def test_a_truncated_db(env: dict[str, str], tmp_path: Path) -> None:
     conn.close()
     cut = tmp_path / "cut.sqlite"
     cut.write_bytes(good.read_bytes()[:1500])  # inside the first page: the header is there, the rest is not
-    fails_cleanly(run(env, "attack", "-m", "digits-lgbm", "--db", cut, *TINY), str(cut), "truncated", code=1)
+    fails_cleanly(here("attack", "-m", "digits-lgbm", "--db", cut, *TINY), str(cut), "truncated", code=1)
 
 
 def _without_write_permission() -> list[str] | None:
@@ -121,10 +142,10 @@ def test_a_read_only_db_fails_before_any_attack(env: dict[str, str], tmp_path: P
     assert "attacks run" not in proc.stdout  # refused before the campaign, not after its work
 
 
-def test_a_db_whose_folder_is_a_file(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_db_whose_folder_is_a_file(here: Here, tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     db = tmp_path / "file" / "r.sqlite"
-    fails_cleanly(run(env, "attack", "-m", "digits-lgbm", "--db", db, *TINY), "cannot make its folder", code=1)
+    fails_cleanly(here("attack", "-m", "digits-lgbm", "--db", db, *TINY), "cannot make its folder", code=1)
 
 
 def test_report_on_a_corrupt_file(env: dict[str, str], tmp_path: Path) -> None:
@@ -134,22 +155,22 @@ def test_report_on_a_corrupt_file(env: dict[str, str], tmp_path: Path) -> None:
                   code=1)
 
 
-def test_a_db_of_another_schema_missing_a_key_column(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_db_of_another_schema_missing_a_key_column(here: Here, tmp_path: Path) -> None:
     schema = OLD_SCHEMA.replace("goal TEXT NOT NULL,", "").replace(", goal, options)", ", options)")
     db = make_db(tmp_path / "nokey.sqlite", schema)
-    fails_cleanly(run(env, "attack", "-m", "digits-lgbm", "--db", db, *TINY), str(db), "lacks column(s) goal",
+    fails_cleanly(here("attack", "-m", "digits-lgbm", "--db", db, *TINY), str(db), "lacks column(s) goal",
                   code=1)
 
 
-def test_a_db_of_the_older_schema_gets_its_columns_and_stores_rows(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_db_of_the_older_schema_gets_its_columns_and_stores_rows(here: Here, tmp_path: Path) -> None:
     db = make_db(tmp_path / "old.sqlite", OLD_SCHEMA)
-    proc = run(env, "attack", "-m", "digits-lgbm", "--db", db, *TINY)
+    proc = here("attack", "-m", "digits-lgbm", "--db", db, *TINY)
     assert proc.returncode == 0, proc.stderr
     assert "1 attacks run and stored, 0 already stored" in proc.stdout
     rows = list(ResultsDB(db).rows())
     assert len(rows) == 1 and rows[0]["versions"] and rows[0]["machine"]
     assert rows[0]["solver"] == DEFAULT_SOLVER  # no --solver: the attack's own default
-    again = run(env, "attack", "-m", "digits-lgbm", "--db", db, *TINY)
+    again = here("attack", "-m", "digits-lgbm", "--db", db, *TINY)
     assert again.returncode == 0 and "0 attacks run and stored, 1 already stored" in again.stdout
 
 
@@ -162,17 +183,17 @@ def test_a_db_of_the_older_schema_gets_its_columns_and_stores_rows(env: dict[str
     ('models = ["digits-lgbm"]\nbudgets = "abc"\n', "budgets must be a list of integers"),
     ('models = ["digits-lgbm"\n', "not valid TOML"),
 ])
-def test_a_campaign_file_with_a_wrong_field(env: dict[str, str], tmp_path: Path, text: str, says: str) -> None:
+def test_a_campaign_file_with_a_wrong_field(here: Here, tmp_path: Path, text: str, says: str) -> None:
     toml = tmp_path / "c.toml"
     toml.write_text(text)
-    fails_cleanly(run(env, "campaign", toml, "--no-db", "--no-progress"), str(toml), says, code=2)
+    fails_cleanly(here("campaign", toml, "--no-db", "--no-progress"), str(toml), says, code=2)
 
 
 # --- models -----------------------------------------------------------------------------------------------------
 
 
-def test_an_entry_point_whose_package_does_not_exist(env: dict[str, str]) -> None:
-    proc = run(env, "attack", "-m", "no_such_pkg.models:build", "--data", "digits", "--no-db", *TINY)
+def test_an_entry_point_whose_package_does_not_exist(here: Here) -> None:
+    proc = here("attack", "-m", "no_such_pkg.models:build", "--data", "digits", "--no-db", *TINY)
     fails_cleanly(proc, "no_such_pkg", "no module named", code=1)
 
 
@@ -217,43 +238,43 @@ def digits_weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("arch", ["mnist-cnn", "cifar-resnet20"])
-def test_weights_of_another_architecture(env: dict[str, str], digits_weights: Path, arch: str) -> None:
-    proc = run(env, "attack", "-m", digits_weights, "--arch", arch, "--data", "digits", "--no-db", *TINY)
+def test_weights_of_another_architecture(here: Here, digits_weights: Path, arch: str) -> None:
+    proc = here("attack", "-m", digits_weights, "--arch", arch, "--data", "digits", "--no-db", *TINY)
     fails_cleanly(proc, str(digits_weights), f"not {arch} weights", "pass --arch digits-cnn", code=1)
     assert len(proc.stderr) < 600  # one sentence, not torch's list of every key
 
 
-def test_weights_of_no_built_in_architecture(env: dict[str, str], tmp_path: Path) -> None:
+def test_weights_of_no_built_in_architecture(here: Here, tmp_path: Path) -> None:
     path = tmp_path / "other.pt"
     torch.save({"weight": torch.zeros(3)}, path)
-    proc = run(env, "attack", "-m", path, "--arch", "digits-cnn", "--data", "digits", "--no-db", *TINY)
+    proc = here("attack", "-m", path, "--arch", "digits-cnn", "--data", "digits", "--no-db", *TINY)
     fails_cleanly(proc, str(path), "match no built-in architecture", code=1)
 
 
-def test_a_pickle_as_weights(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_pickle_as_weights(here: Here, tmp_path: Path) -> None:
     path = tmp_path / "model.pt"
     torch.save(torch.nn.Linear(64, 10), path)  # a whole pickled module, which weights_only refuses
-    proc = run(env, "attack", "-m", path, "--arch", "digits-cnn", "--data", "digits", "--no-db", *TINY)
+    proc = here("attack", "-m", path, "--arch", "digits-cnn", "--data", "digits", "--no-db", *TINY)
     fails_cleanly(proc, str(path), "not a plain state_dict", code=1)
 
 
-def test_a_misspelt_model_without_data(env: dict[str, str]) -> None:
-    proc = run(env, "attack", "-m", "digits-cnnn", "--no-db", *TINY)
+def test_a_misspelt_model_without_data(here: Here) -> None:
+    proc = here("attack", "-m", "digits-cnnn", "--no-db", *TINY)
     fails_cleanly(proc, "unknown model 'digits-cnnn'", "did you mean digits-cnn", "digits-lgbm, mnist-cnn", code=2)
 
 
 # --- devices ----------------------------------------------------------------------------------------------------
 
 
-def test_cuda_without_cuda(env: dict[str, str]) -> None:
+def test_cuda_without_cuda(here: Here) -> None:
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
-    proc = run(env, "attack", "-m", "digits-cnn", "--device", "cuda", "--no-db", *TINY)
+    proc = here("attack", "-m", "digits-cnn", "--device", "cuda", "--no-db", *TINY)
     fails_cleanly(proc, "device 'cuda'", "CUDA is not available", code=1)
 
 
-def test_a_device_that_does_not_exist(env: dict[str, str]) -> None:
-    fails_cleanly(run(env, "attack", "-m", "digits-cnn", "--device", "tpu9", "--no-db", *TINY), "--device", "tpu9",
+def test_a_device_that_does_not_exist(here: Here) -> None:
+    fails_cleanly(here("attack", "-m", "digits-cnn", "--device", "tpu9", "--no-db", *TINY), "--device", "tpu9",
                   code=2)
 
 
@@ -267,9 +288,9 @@ def test_the_device_defaults_to_cuda_where_torch_sees_one(digits_weights: Path) 
 # --- defaults, help and other misuses ---------------------------------------------------------------------------
 
 
-def test_the_solver_default_is_the_attacks_own(env: dict[str, str]) -> None:
+def test_the_solver_default_is_the_attacks_own(here: Here) -> None:
     assert Campaign(models=["digits-lgbm"]).solvers == [DEFAULT_SOLVER]
-    text = run(env, "attack", "--help").stdout
+    text = here("attack", "--help").stdout
     assert f"[{DEFAULT_SOLVER}" in " ".join(text.split()) and "[rgf]" not in text
 
 
@@ -279,19 +300,20 @@ def test_campaign_help_says_what_to_trust(env: dict[str, str]) -> None:
     assert "## Trust" in (ROOT / "docs" / "reliability.md").read_text()
 
 
-@pytest.mark.parametrize("args, says, code", [
-    (("attack", "-m", "digits-lgbm", "-s", "nosuch", "--no-db", *TINY), "unknown solver(s) 'nosuch'", 2),
-    (("exact", "-m", "no-such-model", "--n", "1"), "unknown model 'no-such-model'", 1),
-    (("exact", "-m", "digits-lgbm", "--inputs", "99999"), "outside the dataset", 2),
-    (("exact", "-m", "digits-lgbm", "--data", "missing.npz"), "missing.npz", 1),
+@pytest.mark.parametrize("args, says, code, child", [
+    (("attack", "-m", "digits-lgbm", "-s", "nosuch", "--no-db", *TINY), "unknown solver(s) 'nosuch'", 2, False),
+    (("exact", "-m", "no-such-model", "--n", "1"), "unknown model 'no-such-model'", 1, True),
+    (("exact", "-m", "digits-lgbm", "--inputs", "99999"), "outside the dataset", 2, False),
+    (("exact", "-m", "digits-lgbm", "--data", "missing.npz"), "missing.npz", 1, False),
 ])
-def test_other_misuses(env: dict[str, str], args: tuple[str, ...], says: str, code: int) -> None:
-    fails_cleanly(run(env, *args), says, code=code)
+def test_other_misuses(env: dict[str, str], here: Here,
+                       args: tuple[str, ...], says: str, code: int, child: bool) -> None:
+    fails_cleanly(run(env, *args) if child else here(*args), says, code=code)
 
 
-def test_an_out_folder_under_a_file(env: dict[str, str], tmp_path: Path) -> None:
+def test_an_out_folder_under_a_file(here: Here, tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
-    proc = run(env, "attack", "-m", "digits-lgbm", "--no-db", "--out", tmp_path / "file" / "out", *TINY)
+    proc = here("attack", "-m", "digits-lgbm", "--no-db", "--out", tmp_path / "file" / "out", *TINY)
     fails_cleanly(proc, "--out", "cannot make the folder", code=2)
     assert "attacks run" not in proc.stdout  # before the work, not after it
 
