@@ -1,8 +1,10 @@
 """``zeroopt minimize``, ``zeroopt study`` and ``zeroopt bench dfo`` check every argument before any work (issue 63).
 
-Each misuse runs in a child process, as a user would run it, and must end with exit 1 or 2, no traceback, exactly one
-stderr line naming the problem (the last one), and nothing written that claims success. Ctrl-C on a study with two
-workers stops them at once, keeps the runs that finished and exits 130.
+Each misuse must end with exit 1 or 2, no traceback, exactly one stderr line naming the problem (the last one), and
+nothing written that claims success. One misuse of each command line runs in a child process, as a user would run it;
+the rest run the same ``main`` in this process (its stdout, stderr and the warnings it shows, as a child would print
+them), which skips a second or two of interpreter start and imports per case. Ctrl-C on a study with two workers
+stops them at once, keeps the runs that finished and exits 130.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,12 +48,46 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float = 120) -> subproces
         return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+# Warnings Python shows on stderr by default (outside __main__): every category but these.
+HIDDEN_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+@pytest.fixture
+def here(env: dict[str, str], capsys: pytest.CaptureFixture[str],
+         monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str], dict[str, str]], subprocess.CompletedProcess[str]]:
+    """Runs a command line's ``main`` in this process, in the children's folder and cache: what a child would give."""
+    from applications.cli import main as cli_main
+    from benchmarks.dfo.__main__ import main as dfo_main
+
+    mains = {tuple(CLI): cli_main, tuple(DFO): dfo_main}
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("ZEROOPT_CACHE", env["ZEROOPT_CACHE"])
+
+    def run(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("default")
+            try:
+                code = mains[tuple(cmd[:3])](cmd[3:])
+            except SystemExit as done:  # argparse's usage errors, as in a child
+                code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+        out, err = capsys.readouterr()
+        err += "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno)  # type: ignore[arg-type]
+                       for w in shown if not issubclass(w.category, HIDDEN_WARNINGS))
+        return subprocess.CompletedProcess(cmd, code, out, err)
+
+    return run
+
+
 def refused(env: dict[str, str], launcher: list[str], args: list[str], tmp_path: Path, *says: str,
-            code: int | None = None) -> subprocess.CompletedProcess[str]:
-    """Run, and check: exit 1 or 2 (``code`` if given), no traceback, one error line (the last) holding ``says``."""
+            code: int | None = None,
+            run: Callable[[list[str], dict[str, str]], subprocess.CompletedProcess[str]] | None = None,
+            ) -> subprocess.CompletedProcess[str]:
+    """Run (in a child process unless ``run`` is given), and check: exit 1 or 2 (``code`` if given), no traceback,
+    one error line (the last) holding ``says``."""
     (tmp_path / "file").write_text("x")
     args = [a.replace("TMP", str(tmp_path)) for a in args]
-    proc = _run([*launcher, *args], env)
+    proc = (run or _run)([*launcher, *args], env)
     assert proc.returncode in ({code} if code else {1, 2}), (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -71,8 +109,8 @@ def refused(env: dict[str, str], launcher: list[str], args: list[str], tmp_path:
     (["--dim", "2001", "--solver", "trust-region"], "d = 2001 is above its 2000"),
     (["--dim", str(10**12)], "--dim"),
 ])
-def test_minimize_refuses(env: dict[str, str], tmp_path: Path, args: list[str], says: str) -> None:
-    refused(env, CLI, ["minimize", "--dim", "4", "--budget", "50", *args], tmp_path, says, code=2)
+def test_minimize_refuses(env: dict[str, str], here: Callable, tmp_path: Path, args: list[str], says: str) -> None:
+    refused(env, CLI, ["minimize", "--dim", "4", "--budget", "50", *args], tmp_path, says, code=2, run=here)
 
 
 STUDY = ["study", "d-scaling", "--no-progress", "--out", "TMP/out", "--db", "TMP/db.sqlite"]
@@ -88,8 +126,9 @@ STUDY = ["study", "d-scaling", "--no-progress", "--out", "TMP/out", "--db", "TMP
     (["--db", "TMP/file/db.sqlite"], "--db", 2),
     (["--reanalyze"], "nothing stored to reanalyze", 1),
 ])
-def test_study_refuses(env: dict[str, str], tmp_path: Path, args: list[str], says: str, code: int) -> None:
-    refused(env, CLI, [*STUDY, *args], tmp_path, says, code=code)
+def test_study_refuses(env: dict[str, str], here: Callable, tmp_path: Path, args: list[str], says: str,
+                       code: int) -> None:
+    refused(env, CLI, [*STUDY, *args], tmp_path, says, code=code, run=here)
 
 
 DFO_ARGS = ["--set", "more-wild", "--variants", "smooth", "--solvers", "Powell", "--kappa-max", "2",
@@ -97,7 +136,7 @@ DFO_ARGS = ["--set", "more-wild", "--variants", "smooth", "--solvers", "Powell",
 
 
 @pytest.mark.parametrize("launcher, args, says", [
-    (CLI + ["bench", "dfo"], ["--problems", "0"], "--problems"),  # ran problem 53, exit 0
+    (DFO, ["--problems", "0"], "--problems"),  # ran problem 53, exit 0
     (DFO, ["--problems", "-1"], "--problems"),  # ran problem 52
     (DFO, ["--problems", "54"], "--problems"),
     (DFO, ["--problems", "abc"], "--problems"),
@@ -109,9 +148,20 @@ DFO_ARGS = ["--set", "more-wild", "--variants", "smooth", "--solvers", "Powell",
     (DFO, ["--out", "TMP/file"], "--out"),
     (DFO, ["--cache", "TMP/file/cache"], "--cache"),
 ])
-def test_bench_dfo_refuses(env: dict[str, str], tmp_path: Path, launcher: list[str], args: list[str],
+def test_bench_dfo_refuses(env: dict[str, str], here: Callable, tmp_path: Path, launcher: list[str], args: list[str],
                            says: str) -> None:
-    refused(env, launcher, [*DFO_ARGS, *args], tmp_path, says, code=2)
+    refused(env, launcher, [*DFO_ARGS, *args], tmp_path, says, code=2, run=here)
+
+
+@pytest.mark.parametrize("launcher, args, says, code", [
+    (CLI, ["minimize", "--dim", "4", "--budget", "50", "--seed", "-1"], "--seed", 2),
+    (CLI, [*STUDY, "--reanalyze"], "nothing stored to reanalyze", 1),
+    (CLI + ["bench", "dfo"], [*DFO_ARGS, "--problems", "0"], "--problems", 2),  # through the launcher
+    (DFO, [*DFO_ARGS, "--problems", "54"], "--problems", 2),
+])
+def test_each_command_line_refuses_in_a_child_process(env: dict[str, str], tmp_path: Path, launcher: list[str],
+                                                      args: list[str], says: str, code: int) -> None:
+    refused(env, launcher, args, tmp_path, says, code=code)
 
 
 def test_ctrl_c_stops_a_study_with_two_workers_at_once_and_keeps_what_finished(env: dict[str, str],
