@@ -53,7 +53,7 @@ def test_linf_attack_on_a_tree_model_and_targeted() -> None:
     rng = np.random.default_rng(1)
     xs = rng.uniform(0, 1, size=(400, 6))
     ys = (xs[:, 0] + xs[:, 1] > 1).astype(int) + (xs[:, 2] > 0.5)
-    model = lightgbm.LGBMClassifier(n_estimators=20, num_leaves=8, verbose=-1).fit(xs, ys)
+    model = lightgbm.LGBMClassifier(n_estimators=20, num_leaves=8, verbose=-1, n_jobs=1).fit(xs, ys)
     x, y = xs[:3], model.predict(xs[:3])
     res = attack(model, x, y, budget=800, seed=0, norm="inf")
     assert res.success.all()
