@@ -9,12 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..dfo.peers import ONE_RUN
 from ..pages import GENERATED_MARKER, READING_MARKER, command_first, kept_head, kept_reading, write_page
 from .exdata import GROUPS, TARGETS, area, at_budget, ecdf, group_traces, read_folder
 from .run import Plan, folder_name
 
 #: Digits the page and its JSON give an area or a share to.
 DIGITS = 3
+#: Solvers a figure tells apart in the ten colours of matplotlib's tab10 (more: tab20).
+PLAIN_COLOURS = 10
 
 
 def summarise(plan: Plan, exdata_root: Path) -> dict[str, dict[str, dict[str, float]]]:
@@ -40,13 +43,15 @@ def _figure(path: Path, plan: Plan, exdata_root: Path) -> None:
 
     names = ["all", *(g for g, fs in GROUPS.items() if set(fs) & set(plan.functions))]
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5), sharey=True)
+    bases = list(dict.fromkeys(s.removesuffix(ONE_RUN) for s in plan.solvers))
+    colours = plt.get_cmap("tab20" if len(bases) > PLAIN_COLOURS else "tab10")
     for solver in plan.solvers:
         runs = read_folder(exdata_root / "exdata" / folder_name(plan.suite, solver))
-        style = "-" if "/" not in solver else ":"
+        base = solver.removesuffix(ONE_RUN)  # an entry and its one-run twin: one colour, the twin dotted
         for ax, name in zip(axes.flat, names, strict=False):
             grid, share = ecdf(group_traces(runs, plan.functions if name == "all" else GROUPS[name]),
                                plan.budget_multiplier)
-            ax.plot(grid, share, style, label=solver)
+            ax.plot(grid, share, ":" if solver != base else "-", color=colours(bases.index(base)), label=solver)
     for ax, name in zip(axes.flat, names, strict=False):
         ax.set_xscale("log")
         ax.set_title(name)
