@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,6 +22,23 @@ __all__ = [
 ]
 
 NONE_MESSAGE = "fun returned None — did you forget a return? The objective must return a real number"
+
+#: What an objective's NaN or ±inf value may be taken as: ``"worse"`` than any finite value (answered as +inf, the
+#: run goes on) or ``"raise"`` (:class:`~zeroopt.errors.NonFiniteValueError` ends the run, its partial result kept).
+OnNonFinite = Literal["worse", "raise"]
+ON_NON_FINITE: tuple[str, ...] = ("worse", "raise")
+
+
+def check_on_non_finite(on_non_finite: object) -> OnNonFinite:
+    """``on_non_finite`` checked: ``ValueError`` unless one of :data:`ON_NON_FINITE`.
+
+    >>> check_on_non_finite("raise")
+    'raise'
+    """
+    if not isinstance(on_non_finite, str) or on_non_finite not in ON_NON_FINITE:
+        raise ValueError(f"on_non_finite must be 'worse' (a NaN or inf value is worse than any finite one, and the "
+                         f"run goes on) or 'raise' (NonFiniteValueError ends the run); got {on_non_finite!r}")
+    return on_non_finite  # type: ignore[return-value]
 
 
 def check_budget(budget: object) -> int:

@@ -16,13 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "NonFiniteValueError", "ObjectiveError", "PartialResultError", "attach_partial_result", "partial_result",
-    "set_quietly",
+    "NonFiniteValueError", "NonFiniteValueWarning", "ObjectiveError", "PartialResultError", "attach_partial_result",
+    "partial_result", "set_quietly",
 ]
 
 
 class NonFiniteValueError(FloatingPointError):
     """The objective returned NaN or ±inf where a finite value was required."""
+
+
+class NonFiniteValueWarning(RuntimeWarning):
+    """The objective returned NaN or ±inf, taken as worse than any finite value (once per oracle)."""
 
 
 class ObjectiveError(TypeError):

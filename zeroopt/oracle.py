@@ -11,6 +11,7 @@ the model in one call.
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,8 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .arrays import copy, host
-from .checks import NONE_MESSAGE, as_scalar_value, non_finite_error
-from .errors import NonFiniteValueError, ObjectiveError, set_quietly
+from .checks import NONE_MESSAGE, ON_NON_FINITE, OnNonFinite, as_scalar_value, check_on_non_finite, non_finite_error
+from .errors import NonFiniteValueError, NonFiniteValueWarning, ObjectiveError, set_quietly
 from .requests import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, Request, Response
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "FlatMask",
     "IndependentGroup",
     "NonFiniteValueError",
+    "NonFiniteValueWarning",
+    "ON_NON_FINITE",
     "Oracle",
     "OracleGroup",
     "QueryLedger",
@@ -102,7 +105,8 @@ class Oracle(ABC):
 
     Subclasses implement :meth:`_values` (cost one unit per point). The base class enforces the budget,
     answers :class:`Compare` by evaluating (one unit per point) unless a subclass offers a cheaper
-    comparison, and validates that values are finite.
+    comparison. An answer of ``+inf`` is a point worse than any other: solvers do not move there and leave such a
+    probe out of their estimates.
 
     Parameters
     ----------
@@ -181,6 +185,20 @@ class CallableOracle(Oracle):
         Hard cap on the number of evaluations.
     batched
         Whether ``fun`` takes a whole batch at once.
+    on_non_finite
+        What a NaN or ±inf value is (:data:`ON_NON_FINITE`): ``"worse"`` (the default), worse than any finite
+        value — it is answered as ``+inf``, which every solver reads as a point not to move to and a probe to
+        leave out of its estimate, so the run goes on (a simulator that fails far from the start, a
+        log-likelihood of 0, an overflow); ``"raise"``, the end of the run with
+        :class:`~zeroopt.errors.NonFiniteValueError`, the partial result attached. ``None`` and values that are
+        not numbers are errors either way (:class:`~zeroopt.errors.ObjectiveError`).
+
+    Attributes
+    ----------
+    non_finite
+        How many answers were NaN or ±inf (each answered as ``+inf`` under ``"worse"``).
+    first_non_finite
+        The first such value as the objective returned it (NaN, ``inf`` or ``-inf``), ``None`` until one comes.
     """
 
     def __init__(
@@ -190,6 +208,7 @@ class CallableOracle(Oracle):
         *,
         budget: int | None = None,
         batched: bool = False,
+        on_non_finite: OnNonFinite = "worse",
     ) -> None:
         super().__init__(budget=budget)
         if not callable(fun):
@@ -197,11 +216,29 @@ class CallableOracle(Oracle):
         self.fun = fun
         self.shape = tuple(shape)
         self.batched = batched
+        self.on_non_finite = check_on_non_finite(on_non_finite)
+        self.non_finite = 0
+        self.first_non_finite: float | None = None
+
+    def _worse(self, values: NDArray[np.float64], points: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``values`` with every NaN/±inf answered as ``+inf``, counted, and warned of once per oracle."""
+        bad = ~np.isfinite(values)
+        if not bad.any():
+            return values
+        i = int(np.argmax(bad))
+        if self.first_non_finite is None:
+            self.first_non_finite = float(values[i])
+            warnings.warn(f"{non_finite_error(values[i], points[i], i, len(values))}. It is taken as worse than "
+                          "any finite value (+inf) and the run goes on; pass on_non_finite='raise' to stop instead",
+                          NonFiniteValueWarning, stacklevel=2)
+        self.non_finite += int(bad.sum())
+        return np.where(bad, np.inf, values)
 
     def _values(
         self, points: NDArray[np.float64], eps: float | None
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         # ``fun`` always gets a copy: one that writes into its argument must not move the solver's points.
+        raising = self.on_non_finite == "raise"
         if self.batched:
             raw_out = self.fun(copy(points.reshape((len(points), *self.shape))))
             if raw_out is None:
@@ -216,30 +253,38 @@ class CallableOracle(Oracle):
                     f"expected ({len(points)},)"
                 )
             bad = ~np.isfinite(raw)
-            if bad.any():
+            if bad.any() and raising:
                 i = int(np.argmax(bad))
                 err = non_finite_error(raw[i], points[i], i, len(raw))
                 err.zeroopt_values = raw[:i].copy()  # type: ignore[attr-defined]
                 raise err
-            return raw, np.zeros(len(points))
+            return self._worse(raw, points), np.zeros(len(points))
         values = np.empty(len(points))
         for i, p in enumerate(points):
             try:
                 values[i] = as_scalar_value(self.fun(copy(p.reshape(self.shape))))
-                if not np.isfinite(values[i]):
+                if raising and not np.isfinite(values[i]):
                     raise non_finite_error(values[i], p, i, len(points))
             except BaseException as err:
                 set_quietly(err, "zeroopt_values", values[:i].copy())  # answered before the fault
                 set_quietly(err, "zeroopt_called", i + 1)  # points the objective was called on
                 raise
-        return values, np.zeros(len(points))
+        return self._worse(values, points), np.zeros(len(points))
 
 
-def as_oracle(fun: object, shape: tuple[int, ...], *, budget: int | None = None) -> Oracle:
+def as_oracle(
+    fun: object, shape: tuple[int, ...], *, budget: int | None = None, on_non_finite: OnNonFinite | None = None,
+) -> Oracle:
     """Return ``fun`` itself if it is an :class:`Oracle`, else wrap it as an exact :class:`CallableOracle`.
 
     Objects with a ``make_oracle(budget=...)`` method (the synthetic problems) build their own oracle.
+    ``on_non_finite`` (:data:`ON_NON_FINITE`): what a NaN or ±inf value of a callable is — ``"worse"`` than any
+    finite value (``None``: the default) or ``"raise"``; given for a :class:`CallableOracle` it sets that oracle's.
+    An oracle of another kind answers as it was built to (the hard-label attack's answers +inf where no boundary
+    lies), and asking it for another policy is an error.
     """
+    if on_non_finite is not None:
+        check_on_non_finite(on_non_finite)
     if isinstance(fun, Oracle):
         if budget is not None:
             if fun.ledger.budget is not None and fun.ledger.budget != budget:
@@ -248,15 +293,23 @@ def as_oracle(fun: object, shape: tuple[int, ...], *, budget: int | None = None)
                     "pass one or the other"
                 )
             fun.ledger.budget = budget
+        if on_non_finite is not None:
+            if not isinstance(fun, CallableOracle):
+                raise ValueError(f"on_non_finite={on_non_finite!r} sets how a CallableOracle answers NaN/inf; "
+                                 f"a {type(fun).__name__} answers as it was built to: leave it out")
+            fun.on_non_finite = on_non_finite
         return fun
     make = getattr(fun, "make_oracle", None)
     if callable(make):
+        if on_non_finite is not None:
+            raise ValueError(f"on_non_finite={on_non_finite!r} sets how a callable's NaN/inf values are taken; "
+                             f"{type(fun).__name__} builds its own oracle: leave it out")
         oracle = make(budget=budget)
         if not isinstance(oracle, Oracle):
             raise TypeError(f"{type(fun).__name__}.make_oracle() returned {type(oracle).__name__}, not an Oracle")
         return oracle
     if callable(fun):
-        return CallableOracle(fun, shape, budget=budget)
+        return CallableOracle(fun, shape, budget=budget, on_non_finite=on_non_finite or "worse")
     raise TypeError(
         f"cannot minimize a {type(fun).__name__}: pass a callable f(x) -> float, a zeroopt.Oracle, "
         "or a problem from zeroopt.problems"

@@ -16,7 +16,11 @@ from .arrays import norm as vector_norm
 from .base import StepResult
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
-__all__ = ["StepResult", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
+__all__ = ["NON_FINITE_STEP_SHRINK", "StepResult", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
+
+#: A fixed step that lands where the objective answers +inf (NaN, overflow, outside its domain) is not taken, and the
+#: next one is a quarter as long: the reference line search's shrink, the one factor a step rule here backs off by.
+NON_FINITE_STEP_SHRINK = 0.25
 
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -44,9 +48,15 @@ def fixed_step(
     eps: float | None,
     retract: Retraction | None = None,
 ) -> Generator[Request, Response, StepResult]:
-    """Move by ``step`` unconditionally and evaluate the new point (Nesterov–Spokoiny's RGF)."""
+    """Move by ``step`` unconditionally and evaluate the new point (Nesterov–Spokoiny's RGF).
+
+    Where the new point's value is +inf from a finite one (outside the objective's domain, an overflow) the iterate
+    stays and the step is shrunk by :data:`NON_FINITE_STEP_SHRINK`.
+    """
     new = (retract or _identity)(x - step * g)
     f_new, e_new = yield from _evaluate_one(new, eps, fx, None)
+    if not np.isfinite(f_new) and np.isfinite(fx):
+        return StepResult(x, fx, 0.0, 0.0, step * NON_FINITE_STEP_SHRINK)
     return StepResult(new, f_new, e_new, step, step)
 
 

@@ -210,7 +210,8 @@ class TrustStep:
     """Stage ``step``: ask the value at the model's step and move on a decrease; Δ from the ratio ρ of the decrease
     found to the one promised — ``grow`` × the step past ``rho_grow``, kept (at least ``shrink`` × Δ) past
     ``rho_keep``, and below it ``shrink`` × Δ where the nearby points span the space (:func:`well_spread`), else
-    Δ kept and the geometry repaired next iteration (:class:`ModelProbes`). Defaults: BOBYQA's."""
+    Δ kept and the geometry repaired next iteration (:class:`ModelProbes`); a step answered +inf (NaN, an overflow,
+    outside f's domain) shrinks Δ below the step's length. Defaults: BOBYQA's."""
 
     rho_keep: float = 0.1
     rho_grow: float = 0.7
@@ -235,7 +236,9 @@ class TrustStep:
                 _remember(memory, trial[None], np.array([value]))
                 ratio = (s.fx - value) / promised
         repair = False
-        if ratio >= self.rho_grow:
+        if promised > 0 and length > 0 and not np.isfinite(value):  # beyond where f is finite: a smaller region
+            radius = self.shrink * min(radius, length)
+        elif ratio >= self.rho_grow:
             radius = max(radius, self.grow * length)
         elif ratio >= self.rho_keep:
             radius = max(self.shrink * radius, length)
