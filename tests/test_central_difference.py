@@ -61,8 +61,9 @@ def test_it_reports_pair_differences_their_precision_and_drops_a_pair_with_an_in
 def test_the_option_puts_the_estimator_in_the_chain(solver: str) -> None:
     ctx = zeroopt.SolverContext(dim=3)
     chain = zeroopt.make_solver(solver, ctx, differences="central")
-    assert chain.parts_at("estimate")[0].estimator is central_difference
-    assert zeroopt.make_solver(solver, ctx).parts_at("estimate")[0].estimator is forward_difference
+    # The estimate part runs inside the estimate of an unstated noise (zeroopt.unstated_noise): its ``inner``.
+    assert chain.parts_at("estimate")[0].inner.estimator is central_difference
+    assert zeroopt.make_solver(solver, ctx).parts_at("estimate")[0].inner.estimator is forward_difference
     assert "<- differences" in zeroopt.get_solver(solver).describe(ctx, differences="central")
     with pytest.raises(ValueError, match="differences must be one of"):
         zeroopt.make_solver(solver, ctx, differences="centre")
@@ -96,8 +97,9 @@ def test_a_lower_true_value_than_forward_differences_under_noise_on_every_seed(d
         gap = {}
         for kind in ("forward", differences):
             oracle = QUAD.with_noise("uniform", 1e-2 * GAP, seed=seed).make_oracle()
+            # The two estimates compared alone: the steps as long as the estimates make them (step_bound=None).
             res = zeroopt.minimize(oracle, QUAD.x0, solver="coordinate", budget=10_000, seed=seed, q=20,
-                                   quasi_newton=10, beta_above_noise=True, differences=kind)
+                                   quasi_newton=10, beta_above_noise=True, differences=kind, step_bound=None)
             gap[kind] = QUAD(res.x) - QUAD.f_star
         gains.append(gap["forward"] / gap[differences])
     assert min(gains) > 1.0 and float(np.median(gains)) > 2.0, gains

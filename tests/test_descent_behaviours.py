@@ -19,7 +19,7 @@ def test_own_behaviours_run_after_the_step_rule_and_before_the_stall_rule() -> N
     context = zeroopt.SolverContext(dim=6)
     solver = zeroopt.rgf(context, q=4, step_min=1e-4, step_reset=0.5).with_added(zeroopt.Amend(tiny_steps))
     names = [type(b).__name__ for b in solver.parts if b.stage in ("amend", "stop")]
-    assert names == ["BestProbe", "Amend", "StallRule"]
+    assert names == ["BestProbe", "RadiusOffNonFinite", "Amend", "StallRule", "RadiusAboveNoise"]
     res = zeroopt.run_solver(solver, np.ones(6), rng=np.random.default_rng(0), max_iter=3)
     group = zeroopt.IndependentGroup([zeroopt.as_oracle(lambda x: float(x @ x), (6,), budget=500)])
     (out,) = zeroopt.drive([res], group)
@@ -28,4 +28,5 @@ def test_own_behaviours_run_after_the_step_rule_and_before_the_stall_rule() -> N
 
 def test_without_own_behaviours_the_chain_is_the_recipes() -> None:
     plain = zeroopt.rgf(zeroopt.SolverContext(dim=6), q=4, use_best_probe=False)
-    assert [type(b).__name__ for b in plain.parts if b.stage in ("amend", "stop")] == ["StallRule"]
+    assert [type(b).__name__ for b in plain.parts if b.stage in ("amend", "stop")] == [
+        "RadiusOffNonFinite", "StallRule", "RadiusAboveNoise"]  # (β narrowed at +inf, widened over an estimated noise)

@@ -9,6 +9,7 @@ import pytest
 import zeroopt
 from zeroopt import GradientEstimate, GradientFilter, HistoryPrior, SolverState
 from zeroopt.prior import noise_energy
+from zeroopt.step_bound import BoundedStep
 
 
 def _sign_probes(rng: np.random.Generator, n: np.ndarray, q: int, flip: float = 0.0):  # type: ignore[no-untyped-def]
@@ -89,7 +90,8 @@ def test_the_options_compose_prior_and_momentum() -> None:
     prior = zeroopt.make_solver("sign-growing", ctx, history_prior=True).parts_at("direction")
     assert [type(p) for p in prior] == [HistoryPrior]
     both = zeroopt.make_solver("rgf", ctx, history_prior=True, momentum=1.0).parts_at("direction")
-    assert [type(r) for r in both] == [HistoryPrior, zeroopt.AdaptiveMomentum]
+    # (last, the step bound shortens what the two make: zeroopt.step_bound)
+    assert [type(r) for r in both] == [HistoryPrior, zeroopt.AdaptiveMomentum, BoundedStep]
     assert zeroopt.make_solver("sign", ctx).parts_at("direction") == ()
     with pytest.raises(TypeError, match="history_prior"):
         zeroopt.make_solver("sign", ctx, history_prior="yes")

@@ -136,8 +136,9 @@ def test_the_option_puts_the_rule_after_the_stall_rule() -> None:
     solver = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=3), beta_above_noise=True)
     names = [type(b).__name__ for b in solver.parts]
     assert names.index("RadiusAboveNoise") == names.index("StallRule") + 1
-    assert "RadiusAboveNoise" not in [type(b).__name__ for b in zeroopt.make_solver(
-        "rgf", zeroopt.SolverContext(dim=3)).parts]
+    # Without the option, the rule weighs only a noise estimated where the oracle states none (zeroopt.unstated_noise).
+    default = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=3)).find(RadiusAboveNoise)
+    assert default is not None and default.only_estimated
 
 
 def test_with_a_step_share_beta_stays_within_that_share_of_the_distance_moved() -> None:

@@ -23,8 +23,10 @@ The modules, by what they do (the stages of an iteration in the order they run, 
 * ``sample`` — :mod:`~zeroopt.samplers`, :mod:`~zeroopt.orthogonal`, :mod:`~zeroopt.subspace`,
   :mod:`~zeroopt.mixture`, :mod:`~zeroopt.box`, :mod:`~zeroopt.sign_flips`;
 * ``shape`` — :mod:`~zeroopt.shaping`, :mod:`~zeroopt.history_subspace`;
-* ``estimate`` — :mod:`~zeroopt.estimators`, :mod:`~zeroopt.differences`;
-* ``direction`` — :mod:`~zeroopt.momentum`, :mod:`~zeroopt.prior`, :mod:`~zeroopt.quasi_newton`;
+* ``estimate`` — :mod:`~zeroopt.estimators`, :mod:`~zeroopt.differences`, :mod:`~zeroopt.unstated_noise` (the
+  noise of answers nobody stated, from repeats at the iterate);
+* ``direction`` — :mod:`~zeroopt.momentum`, :mod:`~zeroopt.prior`, :mod:`~zeroopt.quasi_newton`,
+  :mod:`~zeroopt.step_bound` (steps at the start's scale; β narrowed where probes meet +inf);
 * ``step`` — :mod:`~zeroopt.stepping`;
 * ``amend`` — :mod:`~zeroopt.parts` (best probe, unit sphere), :mod:`~zeroopt.radius`,
   :mod:`~zeroopt.radius_step`, :mod:`~zeroopt.noise`;
@@ -74,6 +76,7 @@ from .oracle import (
     FlatMask,
     IndependentGroup,
     NonFiniteValueError,
+    NonFiniteValueWarning,
     Oracle,
     OracleGroup,
     QueryLedger,
@@ -149,7 +152,8 @@ __all__ = [
     "BestProbe", "BudgetExhaustedError", "CallableOracle", "Compare", "Comparison",
     "CoordinateDirections", "DirectionSampler", "Evaluate", "Evaluation", "FixedPrecision",
     "GaussianDirections", "GradientEstimate", "GradientEstimator", "GradientNormStop", "IndependentGroup",
-    "IterationRecord", "Move", "NoisyOracle", "NonFiniteValueError", "OptimizeResult", "Oracle", "OracleGroup",
+    "IterationRecord", "Move", "NoisyOracle", "NonFiniteValueError", "NonFiniteValueWarning", "OptimizeResult",
+    "Oracle", "OracleGroup",
     "PrecisionFollowsBeta", "PrecisionFollowsValue", "Problem", "ProbeSchedule", "QueryLedger", "SolverContext",
     "SolverSpec",
     "SolverState", "SphereDirections", "StallRule", "StallStop", "Status", "StepResult", "SubsetGroup",

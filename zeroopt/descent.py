@@ -43,10 +43,12 @@ from .samplers import sampler_names
 from .shaping import IterateShapedProbes
 from .stages import Estimate, FixedProbes, Part, Sample, Step
 from .stepping import armijo_step, fixed_step, opt_line_search, semicircle_step
+from .unstated_noise import EstimatedNoise
 
 __all__ = [
     "DIFFERENCES", "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q",
-    "REFERENCE_EPS_PER_BETA", "check_descent", "check_positive", "differences_part", "noise_radius", "precision",
+    "REFERENCE_EPS_PER_BETA", "check_descent", "check_positive", "differences_part", "noise_aware_radius",
+    "noise_radius", "precision",
     "preset_for", "probe_count", "sampled", "step_rule", "unit_sphere_steps",
 ]
 
@@ -87,11 +89,11 @@ def check_positive(name: str, value: float | None, *, integer: bool = False, all
 
 _POSITIVE = ("q", "patience", "min_progress", "momentum", "probe_shape", "q_start", "history_span", "quasi_newton",
              "beta_per_step", "beta", "step", "step_reset", "grow", "shrink", "eps", "eps_per_beta",
-             "coarse_candidates")
+             "coarse_candidates", "step_bound", "non_finite_shrink")
 _INTEGER = ("q", "patience", "q_start", "history_span", "quasi_newton")
 _MAY_BE_NONE = ("patience", "min_progress", "momentum", "probe_shape", "q_start", "history_span", "quasi_newton",
-                "beta_per_step", "step_reset", "eps", "eps_per_beta")
-_FLAGS = ("eps_relative", "history_prior", "skip_flat", "beta_balance", "beta_above_noise")
+                "beta_per_step", "step_reset", "eps", "eps_per_beta", "step_bound", "non_finite_shrink")
+_FLAGS = ("eps_relative", "history_prior", "skip_flat", "beta_balance", "beta_above_noise", "estimate_noise")
 
 
 def check_descent(settings: Mapping[str, Any]) -> None:
@@ -113,6 +115,8 @@ def check_descent(settings: Mapping[str, Any]) -> None:
         raise ValueError(
             f"coarse_candidates ranks the OPT line search's candidates; line_search is {line_search!r}: "
             "pass line_search='opt' as well (the semicircular step evaluates a single angle already)")
+    if get("non_finite_shrink") is not None and not get("non_finite_shrink") < 1:
+        raise ValueError(f"non_finite_shrink is a factor of β, in (0, 1); got {get('non_finite_shrink')!r}")
     if "beta_decay" in settings and not 0 < get("beta_decay") <= 1:
         raise ValueError(f"beta_decay must be in (0, 1], got {get('beta_decay')!r}")
     if "directions" in settings and get("directions") not in sampler_names():
@@ -189,9 +193,23 @@ def step_rule(line_search: LineSearch, *, grow: float, shrink: float, coarse_can
     return Step(partial(rule, **{k: float(settings[o]) for k, o in keywords.items()}) if keywords else rule)
 
 
-def differences_part(differences: Differences) -> Part:
-    """The estimate part ``differences`` names (:data:`DIFFERENCES`)."""
-    return DIFFERENCES[differences]
+def differences_part(differences: Differences, estimate_noise: bool = False) -> Part:
+    """The estimate part ``differences`` names (:data:`DIFFERENCES`), with the answers' noise estimated where the
+    oracle states none (:class:`~zeroopt.unstated_noise.EstimatedNoise`) when ``estimate_noise``."""
+    part = DIFFERENCES[differences]
+    return EstimatedNoise(part) if estimate_noise else part
+
+
+def noise_aware_radius(differences: Differences, beta_above_noise: bool,
+                       estimate_noise: bool) -> RadiusAboveNoise | None:
+    """The noise-aware radius a descent recipe takes: weighing every precision with ``beta_above_noise``
+    (:func:`noise_radius`), only the noise estimated where the oracle states none with ``estimate_noise`` alone, and
+    none without either."""
+    if beta_above_noise:
+        return noise_radius(differences)
+    if not estimate_noise:
+        return None
+    return replace(noise_radius(differences), only_estimated=True, ceiling_ratio=CENTRAL_NOISE_CEILING_RATIO)
 
 
 def noise_radius(differences: Differences = "forward") -> RadiusAboveNoise:

@@ -32,12 +32,19 @@ import numpy as np
 
 from .arrays import distance
 from .base import GradientEstimate, Move, SolverSettings, SolverState
-from .stages import AmendsMove
+from .stages import StopsRun
 
 __all__ = [
-    "CENTRAL_NOISE_CEILING_RATIO", "NOISE_CEILING_RATIO", "NOISE_RETURN", "NOISE_SNR", "RadiusAboveNoise",
-    "difference_noise", "drowned",
+    "CENTRAL_NOISE_CEILING_RATIO", "ESTIMATED_NOISE", "ESTIMATED_NOISE_CEILING", "NOISE_CEILING_RATIO", "NOISE_RETURN",
+    "NOISE_SNR", "RadiusAboveNoise", "difference_noise", "drowned",
 ]
+
+#: The memory key under which :class:`~zeroopt.unstated_noise.EstimatedNoise` leaves the noise it estimated where
+#: the oracle states none (0.0: none seen, or a precision the oracle states).
+ESTIMATED_NOISE = "estimated_noise"
+#: The memory key of the widest β a radius weighing an estimated noise may set (the start's scale, which
+#: :class:`~zeroopt.unstated_noise.EstimatedNoise` writes): a probe is never further from the iterate than a step.
+ESTIMATED_NOISE_CEILING = "estimated_noise_ceiling"
 
 #: The probes' differences must stand three noise levels above the error their two answers may carry (root mean
 #: square against the errors' standard deviation): the usual three-sigma line between a signal and noise. The
@@ -99,7 +106,7 @@ def _differences_and_noise(estimate: GradientEstimate, before: SolverState) -> t
 
 
 @dataclass(frozen=True)
-class RadiusAboveNoise(AmendsMove):
+class RadiusAboveNoise(StopsRun):
     """Keep the smoothing radius β where the probes' differences stand above the answers' stated noise.
 
     After each value-difference estimate with differences δᵢ = f(x + βuᵢ) − f(x) (the estimate's ``differences``;
@@ -110,8 +117,8 @@ class RadiusAboveNoise(AmendsMove):
     them. A β this rule widened first returns toward the solver's own by ``back`` per estimate, down to the floor. β
     never exceeds ``ceiling_ratio`` times the solver's own.
 
-    It follows the stall rule in a chain: where it undoes the stall rule's shrink of β it also withdraws a
-    convergence the stall rule declared on it (the stall rule ends a run once β falls below a floor; under
+    Stage ``stop``: it follows the stall rule in a chain, and where it undoes the stall rule's shrink of β it
+    withdraws a convergence the stall rule declared on it (the stall rule ends a run once β falls below a floor; under
     noise that β is one the probes cannot resolve, so the run goes on at the floor — and ends by its budget, or
     by :class:`~zeroopt.DiminishingReturnsRule`'s ``min_progress`` when set).
 
@@ -134,6 +141,10 @@ class RadiusAboveNoise(AmendsMove):
         The widest β as a multiple of the solver's own, >= 1.
     step_share
         The narrowest β as a share of the distance the iterate moved this iteration, > 0; ``None``: none.
+    only_estimated
+        Weigh only a noise estimated where the oracle states none (:data:`ESTIMATED_NOISE`, written by
+        :class:`~zeroopt.unstated_noise.EstimatedNoise`): a precision the oracle states is then left to the parts
+        that ask for it (``beta_above_noise``), and β stays within the start's scale (:data:`ESTIMATED_NOISE_CEILING`).
 
     Examples
     --------
@@ -156,6 +167,7 @@ class RadiusAboveNoise(AmendsMove):
     back: float = NOISE_RETURN
     ceiling_ratio: float = NOISE_CEILING_RATIO
     step_share: float | None = None
+    only_estimated: bool = False
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.snr) and self.snr > 0):
@@ -172,12 +184,16 @@ class RadiusAboveNoise(AmendsMove):
     def __call__(
         self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate, move: Move
     ) -> Move:
+        if self.only_estimated and not move.memory.get(ESTIMATED_NOISE, 0.0) > 0:
+            return move
         weighed = _differences_and_noise(estimate, before)
         if weighed is None:
             return move
         rms, noise = weighed
         own = float(solver.beta)
         ceiling = own * self.ceiling_ratio
+        if self.only_estimated:
+            ceiling = max(min(ceiling, float(move.memory.get(ESTIMATED_NOISE_CEILING, ceiling))), own)
         floor = before.beta * self.snr * noise / rms if rms > 0 else ceiling
         if self.step_share is not None:
             moved = distance(move.x, before.x)

@@ -36,7 +36,7 @@ from .descent import (
     check_descent,
     check_positive,
     differences_part,
-    noise_radius,
+    noise_aware_radius,
     precision,
     preset_for,
     probe_count,
@@ -44,7 +44,6 @@ from .descent import (
     step_rule,
     unit_sphere_steps,
 )
-from .estimators import forward_difference
 from .history_subspace import HistorySubspaceProbes
 from .momentum import AdaptiveMomentum
 from .parts import BestProbe, unit_sphere
@@ -56,15 +55,20 @@ from .radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from .registry import Recipe, register_recipe
 from .samplers import CoordinateDirections, make_sampler
 from .sign_solvers import sign, sign_growing, sign_growing_in, sign_in
-from .stages import Estimate, SkipFlat
+from .stages import SkipFlat
+from .step_bound import NON_FINITE_BETA_SHRINK, STEP_BOUND, BoundedStep, RadiusOffNonFinite
 from .stopping import NO_PROGRESS_WINDOW, DiminishingReturnsRule, NoProgressRule, StallRule
 from .trust_region import RADIUS_SHARE, GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
 
-__all__ = ["MODEL_MAX_DIM", "coordinate", "rgf", "rgf_fixed", "theory_step", "trust_region"]
+__all__ = ["MODEL_MAX_DIM", "ON_THE_SPHERE", "coordinate", "rgf", "rgf_fixed", "theory_step", "trust_region"]
 
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
 #: in [0, 1]), so L₁ = 1 is the neutral order of magnitude when the problem does not know its L₁.
 SPHERE_LIPSCHITZ = 1.0
+#: On the unit sphere (the hard-label attack's g(θ)) the retraction keeps the iterate at its scale, +inf is an answer
+#: of the objective (no boundary along a direction) rather than a failure, and the oracle states its precision: no
+#: step bound, no narrowing of β on +inf, no repeats to estimate a noise.
+ON_THE_SPHERE: dict[str, Any] = {"step_bound": None, "non_finite_shrink": None, "estimate_noise": False}
 #: The trust-region solver keeps a dense n × n model Hessian and solves with it each iteration: above this d, refused.
 MODEL_MAX_DIM = 2000
 
@@ -80,13 +84,17 @@ def rgf(
     history_prior: bool = False, skip_flat: bool = False, probe_shape: float | None = None, beta_balance: bool = False,
     beta_per_step: float | None = None, beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO,
     history_span: int | None = None, beta_above_noise: bool = False, quasi_newton: int | None = None,
-    use_best_probe: bool = True, differences: Differences = "forward",
+    use_best_probe: bool = True, differences: Differences = "forward", step_bound: float | None = STEP_BOUND,
+    non_finite_shrink: float | None = NON_FINITE_BETA_SHRINK, estimate_noise: bool = True,
 ) -> Chain:
     """``"rgf"``: the paper's Algorithm 2 — forward differences averaged over q directions, the OPT line search, the
     best probe taken when it beats the step (reference code). Each setting is the part it builds: ``q``/``q_start``
     :func:`~zeroopt.descent.probe_count`, ``eps*`` :func:`~zeroopt.descent.precision`, ``line_search`` and its
     factors :func:`~zeroopt.descent.step_rule`, the stall rule's four :class:`~zeroopt.StallRule`, ``patience``
-    (fixed step only) :class:`~zeroopt.NoProgressRule`, and each optional part its class (docs/solvers.md)."""
+    (fixed step only) :class:`~zeroopt.NoProgressRule`, ``step_bound`` :class:`~zeroopt.step_bound.BoundedStep` and
+    ``non_finite_shrink`` :class:`~zeroopt.step_bound.RadiusOffNonFinite` (``None``: none), ``estimate_noise``
+    :class:`~zeroopt.unstated_noise.EstimatedNoise` with the noise-aware radius weighing what it estimates, and each
+    optional part its class (docs/solvers.md)."""
     check_descent(locals())
     return chain(
         SkipFlat() if skip_flat else None,
@@ -94,29 +102,33 @@ def rgf(
         probe_count(q, q_start),
         *sampled(make_sampler(directions, context), probe_shape),
         None if history_span is None else HistorySubspaceProbes(int(history_span)),
-        differences_part(differences),
+        differences_part(differences, estimate_noise),
         None if quasi_newton is None else QuasiNewton(int(quasi_newton)),
         HistoryPrior() if history_prior else None,  # before momentum, which then follows the prior
         None if momentum is None else AdaptiveMomentum(float(momentum)),
+        None if step_bound is None else BoundedStep(float(step_bound)),  # what the step rule follows, last
         step_rule(line_search, grow=grow, shrink=shrink, coarse_candidates=coarse_candidates, step_min=step_min),
         BestProbe() if use_best_probe else None,
+        None if non_finite_shrink is None else RadiusOffNonFinite(float(non_finite_shrink)),
         # The radius rules read β as the probes used it, before the stall rule may shrink it for a stalled step.
         RadiusFollowsBalance() if beta_balance else None,
         None if beta_per_step is None else RadiusFollowsStep(float(beta_per_step), float(beta_step_floor)),
         None if line_search == "fixed" else StallRule(step_min, step_reset, beta_decay, beta_min),
         NoProgressRule(int(patience)) if line_search == "fixed" and patience is not None else None,
-        noise_radius(differences) if beta_above_noise else None,  # after the stall rule, whose shrink it may undo
+        # After the stall rule, whose shrink it may undo.
+        noise_aware_radius(differences, beta_above_noise, estimate_noise),
         None if min_progress is None else DiminishingReturnsRule(float(min_progress)),
         name="rgf", beta=beta, step=step, retract=retract)
 
 
 def rgf_in(context: SolverContext) -> tuple[Recipe, dict[str, Any]]:
     """What ``"rgf"`` runs in ``context``: the recipe with, on the unit sphere, the constant set's q and β,
-    unit-norm directions and the steps divided by d, the iterate kept on the sphere; ε = β/500 where the
-    precision is adjustable."""
+    unit-norm directions and the steps divided by d, the iterate kept on the sphere (:data:`ON_THE_SPHERE`); ε = β/500
+    where the precision is adjustable."""
     written: dict[str, Any] = {"eps_per_beta": REFERENCE_EPS_PER_BETA} if context.adjustable_precision else {}
     if context.unit_sphere:
-        written |= {**preset_for(context), "directions": "sphere", **unit_sphere_steps(context), "retract": unit_sphere}
+        written |= {**preset_for(context), "directions": "sphere", **unit_sphere_steps(context), "retract": unit_sphere,
+                    **ON_THE_SPHERE}
     return rgf, written
 
 
@@ -144,12 +156,13 @@ def rgf_fixed(
     history_prior: bool = False, skip_flat: bool = False, probe_shape: float | None = None, beta_balance: bool = False,
     beta_per_step: float | None = None, beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO,
     history_span: int | None = None, beta_above_noise: bool = False, quasi_newton: int | None = None,
-    lipschitz: float | None = None, delta: float = 1e-2,
+    lipschitz: float | None = None, delta: float = 1e-2, step_bound: float | None = STEP_BOUND,
+    non_finite_shrink: float | None = NON_FINITE_BETA_SHRINK, estimate_noise: bool = False,
 ) -> Chain:
     """``"rgf-fixed"``: forward differences with Nesterov–Spokoiny's theory step ``1/(4(d+4)L₁)``, as Theorem 1
     analyses it. ``lipschitz`` is L₁ (the context's when it knows it); ``step`` defaults to the theory step and
     ``beta`` to Theorem 1's scaling ``delta / ((d + 4) L₁)`` for the target accuracy ``delta``; the other
-    settings build the parts they build in :func:`rgf`."""
+    settings build the parts they build in :func:`rgf`; ``estimate_noise`` is off, so the step is the theory's."""
     check_rgf_fixed(locals())
     lip = lipschitz if lipschitz is not None else context.lipschitz
     if lip is None and (step is None or beta is None):
@@ -164,16 +177,18 @@ def rgf_fixed(
         probe_count(q, q_start),
         *sampled(make_sampler(directions, context), probe_shape),
         None if history_span is None else HistorySubspaceProbes(int(history_span)),
-        Estimate(forward_difference),
+        differences_part("forward", estimate_noise),
         None if quasi_newton is None else QuasiNewton(int(quasi_newton)),
         HistoryPrior() if history_prior else None,
         None if momentum is None else AdaptiveMomentum(float(momentum)),
+        None if step_bound is None else BoundedStep(float(step_bound)),
         step_rule(line_search, grow=grow, shrink=shrink, coarse_candidates=coarse_candidates, step_min=step_min),
+        None if non_finite_shrink is None else RadiusOffNonFinite(float(non_finite_shrink)),
         RadiusFollowsBalance() if beta_balance else None,
         None if beta_per_step is None else RadiusFollowsStep(float(beta_per_step), float(beta_step_floor)),
         None if line_search == "fixed" else StallRule(step_min, step_reset, beta_decay, beta_min),
         NoProgressRule(int(patience)) if line_search == "fixed" and patience is not None else None,
-        noise_radius() if beta_above_noise else None,
+        noise_aware_radius("forward", beta_above_noise, estimate_noise),
         None if min_progress is None else DiminishingReturnsRule(float(min_progress)),
         name="rgf-fixed", beta=beta if beta is not None else delta / ((d + 4) * lip),  # type: ignore[operator]
         step=step if step is not None else theory_step(d, lip), retract=retract)  # type: ignore[arg-type]
@@ -182,10 +197,10 @@ def rgf_fixed(
 def rgf_fixed_in(context: SolverContext) -> tuple[Recipe, dict[str, Any]]:
     """What ``"rgf-fixed"`` runs in ``context``: the recipe with, on the unit sphere, the constant set's q and β,
     unit-norm directions, L₁ = :data:`SPHERE_LIPSCHITZ` when the context knows none, the iterate kept on the
-    sphere; ε = β/500 where the precision is adjustable."""
+    sphere (:data:`ON_THE_SPHERE`); ε = β/500 where the precision is adjustable."""
     written: dict[str, Any] = {"eps_per_beta": REFERENCE_EPS_PER_BETA} if context.adjustable_precision else {}
     if context.unit_sphere:
-        written |= {**preset_for(context), "directions": "sphere", "retract": unit_sphere}
+        written |= {**preset_for(context), "directions": "sphere", "retract": unit_sphere, **ON_THE_SPHERE}
         if context.lipschitz is None:
             written["lipschitz"] = SPHERE_LIPSCHITZ
     return rgf_fixed, written
@@ -203,6 +218,8 @@ def coordinate(
     beta_per_step: float | None = None, beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO,
     history_span: int | None = None, beta_above_noise: bool = False, quasi_newton: int | None = None,
     order: Literal["random", "cyclic"] = "random", differences: Differences = "forward",
+    step_bound: float | None = STEP_BOUND, non_finite_shrink: float | None = NON_FINITE_BETA_SHRINK,
+    estimate_noise: bool = True,
 ) -> Chain:
     """``"coordinate"``: zeroth-order coordinate descent on ``q`` coordinates per iteration, ``order``
     ``"random"`` (without replacement within an iteration) or ``"cyclic"``, ``differences`` ``"forward"``,
@@ -216,27 +233,31 @@ def coordinate(
         probe_count(q, q_start),
         *sampled(CoordinateDirections(cyclic=order == "cyclic"), probe_shape),
         None if history_span is None else HistorySubspaceProbes(int(history_span)),
-        differences_part(differences),
+        differences_part(differences, estimate_noise),
         None if quasi_newton is None else QuasiNewton(int(quasi_newton)),
         HistoryPrior() if history_prior else None,
         None if momentum is None else AdaptiveMomentum(float(momentum)),
+        None if step_bound is None else BoundedStep(float(step_bound)),
         step_rule(line_search, grow=grow, shrink=shrink, coarse_candidates=coarse_candidates, step_min=step_min),
         BestProbe(),
+        None if non_finite_shrink is None else RadiusOffNonFinite(float(non_finite_shrink)),
         RadiusFollowsBalance() if beta_balance else None,
         None if beta_per_step is None else RadiusFollowsStep(float(beta_per_step), float(beta_step_floor)),
         None if line_search == "fixed" else StallRule(step_min, step_reset, beta_decay, beta_min),
         NoProgressRule(int(patience)) if line_search == "fixed" and patience is not None else None,
-        noise_radius(differences) if beta_above_noise else None,
+        noise_aware_radius(differences, beta_above_noise, estimate_noise),
         None if min_progress is None else DiminishingReturnsRule(float(min_progress)),
         name="coordinate", beta=beta, step=step, retract=retract)
 
 
 def coordinate_in(context: SolverContext) -> tuple[Recipe, dict[str, Any]]:
     """What ``"coordinate"`` runs in ``context``: the recipe with, on the unit sphere, the constant set's β and the
-    steps divided by d, the iterate kept on the sphere; ε = β/500 where the precision is adjustable."""
+    steps divided by d, the iterate kept on the sphere (:data:`ON_THE_SPHERE`); ε = β/500 where the precision is
+    adjustable."""
     written: dict[str, Any] = {"eps_per_beta": REFERENCE_EPS_PER_BETA} if context.adjustable_precision else {}
     if context.unit_sphere:
-        written |= {"beta": preset_for(context)["beta"], **unit_sphere_steps(context), "retract": unit_sphere}
+        written |= {"beta": preset_for(context)["beta"], **unit_sphere_steps(context), "retract": unit_sphere,
+                    **ON_THE_SPHERE}
     return coordinate, written
 
 
