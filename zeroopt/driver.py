@@ -296,6 +296,7 @@ def minimize(
     max_iter: int | None = None,
     target: float | None = None,
     restarts: Any = True,
+    on_non_finite: str | None = None,
     **options: Any,
 ) -> OptimizeResult:
     """Minimize ``fun`` from ``x0`` with a zeroth-order solver under a hard query budget.
@@ -332,6 +333,10 @@ def minimize(
         from fresh points at growing distance; ``history`` and callbacks' records go on across runs, ``x`` is the
         best of all, ``flags`` holds ``restarts=<k>``. True (the default), a :class:`zeroopt.Restarts`, or False
         for one run.
+    on_non_finite
+        What a NaN or ±inf value of a callable ``fun`` is: ``"worse"`` than any finite value, the run going on
+        (``None``, the default, for a callable), or ``"raise"`` (:class:`NonFiniteValueError`); see
+        :func:`zeroopt.as_oracle`. An :class:`Oracle` of another kind answers as it was built to.
     **options
         Solver options; ``zeroopt.list_solvers()[solver].defaults()`` lists them. The problem is a plain
         objective (:class:`SolverContext` without traits), so the options' own defaults apply.
@@ -347,9 +352,9 @@ def minimize(
     TypeError, ValueError
         For a bad argument, option or solver: always before the first query.
     Exception
-        Whatever stopped the run after its first query — the objective raising or returning NaN/inf
-        (:class:`NonFiniteValueError`), ``None`` (:class:`~zeroopt.errors.ObjectiveError`), a callback
-        raising, ``KeyboardInterrupt`` — is re-raised as it is, with the best result so far attached as
+        Whatever stopped the run after its first query — the objective raising or returning NaN/inf under
+        ``on_non_finite="raise"`` (:class:`NonFiniteValueError`), ``None`` (:class:`~zeroopt.errors.ObjectiveError`),
+        a callback raising, ``KeyboardInterrupt`` — is re-raised as it is, with the best result so far attached as
         ``err.partial_result`` (an :class:`OptimizeResult` with status ``"error"`` or ``"interrupted"``).
 
     Examples
@@ -379,7 +384,7 @@ def minimize(
             "budget. Create a new oracle for each minimize call, or give it a fresh ledger: "
             "oracle.ledger = zeroopt.QueryLedger()"
         )
-    oracle = as_oracle(fun, x.shape, budget=budget)
+    oracle = as_oracle(fun, x.shape, budget=budget, on_non_finite=on_non_finite)  # (checks it before any query)
     gradient = getattr(fun, "gradient", None)
     rng = np.random.default_rng(check_seed(seed))  # (a Generator is returned as it is)
     group = IndependentGroup([oracle])
