@@ -116,16 +116,18 @@ def test_a_budget_too_large_to_spend_still_ends() -> None:
     assert res.queries < 10**5 and res.fun < 1e-12
 
 
-def test_a_restart_that_leaves_the_finite_region_ends_the_restarts_and_keeps_the_best() -> None:
+def test_a_restart_that_leaves_the_finite_region_goes_on_or_raises_as_told() -> None:
     def walled(x: np.ndarray) -> float:
         return ellipsoid(x) if np.max(np.abs(x)) < 1.0 else math.inf
 
-    kw = {"solver": "coordinate", "budget": 5000, "seed": 0, "on_non_finite": "raise"}
+    kw = {"solver": "coordinate", "budget": 5000, "seed": 0}
     one = zeroopt.minimize(walled, np.full(DIM, 0.5), restarts=False, **kw)
-    with pytest.warns(RuntimeWarning, match="restart met a value"):
-        res = zeroopt.minimize(walled, np.full(DIM, 0.5), **kw)
-    assert "restart-non-finite" in res.flags and res.status is one.status and res.fun <= one.fun
-    assert res.queries <= 5000 and restarts_ran(res) >= 1
+    worse = zeroopt.minimize(walled, np.full(DIM, 0.5), **kw)  # inf is worse than any value: the restarts go on
+    assert worse.queries == 5000 and worse.fun <= one.fun
+    with pytest.raises(zeroopt.NonFiniteValueError) as caught:  # asked to raise: a restart's inf raises too
+        zeroopt.minimize(walled, np.full(DIM, 0.5), on_non_finite="raise", **kw)
+    part = caught.value.partial_result
+    assert part.status is zeroopt.Status.ERROR and restarts_ran(part) >= 1 and part.fun <= one.fun
 
 
 def test_on_non_finite_reaches_the_oracle_and_is_checked_before_any_query() -> None:

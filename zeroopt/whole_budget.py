@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,7 +24,7 @@ from numpy.typing import NDArray
 
 from .arrays import flat, host, like
 from .errors import attach_partial_result, partial_result
-from .oracle import NonFiniteValueError, Request, Response
+from .oracle import Request, Response
 from .records import IterationRecord, OptimizeResult, Status
 
 __all__ = ["FRESH_SHARE", "PAYING_GAIN", "RADIUS_GROWTH", "STALE_RESTARTS", "WIDEST_SHARE", "Restarts", "as_restarts",
@@ -47,8 +46,6 @@ WIDEST_SHARE = 10.0
 STALE_RESTARTS = 14
 #: The flag a result carries when restarts ran: ``restarts=<how many>``.
 FLAG = "restarts="
-#: The flag of a call whose restart met a value it cannot use (NaN or inf), where its restarts stopped.
-NON_FINITE_FLAG = "restart-non-finite"
 
 Callback = Callable[[IterationRecord], Any]
 RunGenerator = Generator[Request, Response, OptimizeResult]
@@ -230,9 +227,8 @@ def spend_budget(
         The best point of all runs (``x``, ``fun``; the earliest among equals), ``queries`` of the ledger,
         ``iterations`` and ``history`` of every run in order, the last run's ``status``, ``x_last``, ``state`` and
         flags, and the flag ``restarts=<k>`` where k > 0 restarts ran (:func:`restarts_ran`). On a failure the
-        exception carries such a result as ``partial_result``; a restart that meets a NaN or inf value
-        (:class:`~zeroopt.NonFiniteValueError`) ends the restarts instead, with a ``RuntimeWarning``, the last whole
-        run's status and the flag ``restart-non-finite``.
+        exception carries such a result as ``partial_result`` (a restart's too: a fresh start far from the
+        runs before may meet a NaN or inf value, which raises only where the oracle was told to raise).
     """
     continued = _Continued(callbacks)
     runs: list[OptimizeResult] = []
@@ -242,18 +238,7 @@ def spend_budget(
     while True:
         before = min((r.fun for r in runs), default=math.inf)
         left = None if max_iter is None else max_iter - sum(r.iterations for r in runs)
-        try:
-            last = _run(start_run(*start, run_rng, left, continued), answer, runs, continued)
-        except NonFiniteValueError as err:
-            # A fresh start far from the runs before may leave the region where the objective is finite: the
-            # first run ended well, so the runs' result stands (with the restart's queries) and restarts stop.
-            part = partial_result(err)
-            if not runs or not isinstance(part, OptimizeResult):
-                raise
-            warnings.warn(f"a restart met a value it cannot use ({err}); restarts stop and the best point of the "
-                          "runs is kept", RuntimeWarning, stacklevel=3)
-            return replace(part, status=runs[-1].status, message=OptimizeResult.message_for(runs[-1].status),
-                           flags=[*part.flags, NON_FINITE_FLAG])
+        last = _run(start_run(*start, run_rng, left, continued), answer, runs, continued)
         spent = last.queries - (runs[-1].queries if runs else 0)
         runs.append(last)
         result = _combine(runs)
