@@ -182,7 +182,7 @@ def test_the_iterate_never_jumps_under_unstated_noise(seed: int, noise: tuple[fl
     # No point asked is more than a few of the start's scales out (a step's first try and β at most one scale; a
     # line search grows a step only while the value falls, which on the sphere it cannot far out).
     assert max(norms) <= 4 * scale
-    assert float(res.x @ res.x) < float(x0 @ x0)  # and the noise no longer keeps the run at its start
+    assert float(res.x @ res.x) < float(x0 @ x0)  # and the noise does not hold the run at its start
 
 
 def test_noise_estimation_costs_a_noiseless_run_one_answer() -> None:
