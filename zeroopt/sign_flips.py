@@ -14,6 +14,7 @@ The parts, each of one stage (:mod:`zeroopt.stages`):
 - :class:`BlockFlips` (``sample``): the candidates, from a block order (:func:`block_order`: memory ranges, or
   square tiles of an image, coarse to fine);
 - :class:`BelowIncumbent` (``estimate``): each candidate asked at the incumbent's value, refined only if below;
+  or :class:`BelowLoweredIncumbent`: asked once a margin below it, and taken at that target when it passes;
 - :class:`TakeBest` (``step``): the best candidate below the incumbent becomes the iterate, and β the share of
   the coordinates the next block holds;
 - :class:`~zeroopt.PrecisionFollowsValue` (``precision``): a candidate's value searched to a precision relative
@@ -39,10 +40,10 @@ from .base import GradientEstimate, Move, SolverContext
 from .chain import Chain, chain
 from .precision import PrecisionFollowsValue
 from .registry import options_from, register_solver
-from .requests import Evaluate, Evaluation, Request, Response
+from .requests import Compare, Comparison, Evaluate, Evaluation, Request, Response
 from .stages import FixedProbes, Iteration
 
-__all__ = ["BLOCK_LAYOUTS", "BelowIncumbent", "BlockFlips", "TakeBest", "block_order",
+__all__ = ["BLOCK_LAYOUTS", "BelowIncumbent", "BelowLoweredIncumbent", "BlockFlips", "TakeBest", "block_order",
            "sign_flips", "signs_of"]
 
 BlockLayout = Literal["memory", "tiles", "channel-tiles"]
@@ -50,6 +51,8 @@ BlockLayout = Literal["memory", "tiles", "channel-tiles"]
 #: across its channels (ranges of a Z-order over rows and columns), or square tiles of one channel at a time,
 #: coarse to fine in all three.
 BLOCK_LAYOUTS: tuple[str, ...] = ("memory", "tiles", "channel-tiles")
+#: How a candidate is taken (:func:`sign_flips`'s ``accept``): its value searched out, or asked a margin below.
+ACCEPT_RULES: tuple[str, ...] = ("search", "margin")
 #: The memory key under which :class:`BlockFlips` keeps its place in the schedule: (level, block index).
 POSITION = "flip_position"
 #: ... the length of every coordinate of an iterate (‖x0‖/√d: the start's length kept) ...
@@ -180,6 +183,65 @@ class BelowIncumbent:
         return replace(it, estimate=est, direction=zero)
 
 
+#: The memory key of :class:`BelowLoweredIncumbent`'s gain factor κ (the target is ``(1 − κ·β)`` of the value).
+GAIN = "flip_gain"
+
+
+@dataclass(frozen=True)
+class BelowLoweredIncumbent:
+    """Stage ``estimate``: every candidate asked once whether its value is below the incumbent's value f less
+    ``κ·β·|f|``, with β the share of the coordinates its block flips; the first that is becomes the iterate at that
+    target (at its own value where the oracle computed it to compare), with no search for its own.
+
+    A flip of a share β of the signs moves the value by about β of itself, and searching out how much costs more
+    queries than the comparison did; asked below the incumbent by a margin, a candidate that passes has gained at
+    least that margin, for one query. κ follows the outcomes, as a (1+1) evolution strategy's step does: up by
+    ``growth`` on a success and down by ``growth ** (−p / (1 − p))`` on a failure, so it settles where a share
+    ``success_rate`` = p of the candidates pass.
+    """
+
+    gain: float = 1.0
+    growth: float = 1.5
+    success_rate: float = 0.2
+    max_margin: float = 0.5
+    stage: ClassVar[str] = "estimate"
+
+    def __post_init__(self) -> None:
+        for name, value, ok in (("gain", self.gain, self.gain > 0), ("growth", self.growth, self.growth > 1),
+                                ("success_rate", self.success_rate, 0 < self.success_rate < 1),
+                                ("max_margin", self.max_margin, 0 < self.max_margin < 1)):
+            if not ok:
+                raise ValueError(f"{name} out of range: {value!r} (gain > 0, growth > 1, success_rate and max_margin "
+                                 "in (0, 1))")
+
+    def init(self, x0: NDArray[np.float64]) -> Mapping[str, Any]:
+        return {GAIN: float(self.gain)}
+
+    def update(self, it: Iteration) -> Generator[Request, Response, Iteration]:
+        s, points = it.state, it.probes
+        zero = like(np.zeros(host(s.x).size), s.x)
+        level = float(s.fx)
+        if points is None or len(points) == 0 or not math.isfinite(level):
+            return (yield from BelowIncumbent().update(it))
+        kappa = float(it.memory.get(GAIN, self.gain))
+        target = level - min(self.max_margin, kappa * float(s.beta)) * abs(level)
+        if not target < level:  # a value of 0 has no margin to ask below: its candidates are searched
+            return (yield from BelowIncumbent().update(it))
+        resp = yield Compare(points=points, levels=np.full(len(points), target))
+        assert isinstance(resp, Comparison)
+        below = np.asarray(resp.below, dtype=bool)
+        passed = int(np.flatnonzero(below)[0]) if below.any() else -1
+        failures = len(below) if passed < 0 else passed
+        kappa *= self.growth ** ((passed >= 0) - failures * self.success_rate / (1.0 - self.success_rate))
+        # An oracle that computed the values to compare them has said the candidate's own; else the target bounds it.
+        known = resp.values is not None and passed >= 0
+        value = float(np.asarray(resp.values)[passed]) if known else target
+        value_eps = float(np.asarray(resp.eps)[passed]) if known and resp.eps is not None else level - target
+        est = GradientEstimate(g=zero, eps=0.0, used=len(below), best_x=points[passed] if passed >= 0 else None,
+                               best_f=value if passed >= 0 else math.inf, best_eps=value_eps if passed >= 0 else 0.0)
+        return replace(it, estimate=est, direction=zero, memory={**it.memory, GAIN: kappa})
+
+
 @dataclass(frozen=True)
 class TakeBest:
     """Stage ``step``: the best candidate below the incumbent becomes the iterate; otherwise the iterate stays.
@@ -208,6 +270,7 @@ def sign_flips(
     layout: BlockLayout = "tiles",
     relative_eps: float = 0.1,
     revisit: int | None = None,
+    accept: Literal["search", "margin"] = "margin",
 ) -> Chain:
     """The sign-vector search as a chain: ``q`` block flips a round, each asked at the incumbent's value.
 
@@ -230,6 +293,10 @@ def sign_flips(
     revisit
         Once the blocks are single coordinates: ``None`` flips them again in turn (RayS's schedule); a level ℓ
         starts the schedule again from its blocks of d/2^ℓ coordinates.
+    accept
+        How a candidate is taken: ``"search"`` asks it at the incumbent's value and searches out its own value
+        where it is below (:class:`BelowIncumbent`, RayS's way); ``"margin"`` asks it once at a target a margin
+        below the incumbent's value, which it is taken at when it passes (:class:`BelowLoweredIncumbent`).
     """
     if int(q) < 1:
         raise ValueError(f"q must be a positive number of candidates a round, got {q!r}")
@@ -237,11 +304,13 @@ def sign_flips(
         raise ValueError(f"relative_eps must be positive, got {relative_eps!r}")
     if revisit is not None and not (isinstance(revisit, int) and revisit >= 0):
         raise ValueError(f"revisit must be None or a level >= 0, got {revisit!r}")
+    if accept not in ACCEPT_RULES:
+        raise ValueError(f"accept must be one of {ACCEPT_RULES}, got {accept!r}")
     return chain(
         PrecisionFollowsValue(relative_eps),
         FixedProbes(int(q)),
         BlockFlips(layout, None if shape is None else tuple(shape), revisit),
-        BelowIncumbent(),
+        BelowIncumbent() if accept == "search" else BelowLoweredIncumbent(),
         TakeBest(),
         name="sign-flips", beta=1.0, step=1.0,
     )

@@ -1,9 +1,10 @@
 """The L∞ attack's parts one at a time: its default beside variants that change one of them.
 
 Each variant is ``attack(..., norm=np.inf)`` with one setting changed from the L∞ defaults (``sign-flips`` with
-square image tiles, one candidate a round, a precision of a tenth of what a flip can change, after a start of one
-random direction): blocks as RayS forms them (memory ranges), sibling candidates asked together, a finer or a
-coarser precision, the L2 attack's start of 30 directions. Every variant runs once per budget on the same inputs
+square image tiles, one candidate a round, each asked once a margin below the incumbent, after a start of one
+random direction): candidates asked at the incumbent and searched out as RayS does (whose precision the precision
+variants set), blocks as RayS forms them (memory ranges), sibling candidates asked together, a finer or a coarser
+precision, the L2 attack's start of 30 directions. Every variant runs once per budget on the same inputs
 with the same seed; the page gives each one's median L∞ and its per-input median ratio to the default's.
 
 Usage::
@@ -29,14 +30,15 @@ __all__ = ["VARIANTS", "build_parser", "main", "measure", "page"]
 #: Each variant's change to the L∞ defaults: its solver options and, where it changes it, its start's.
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
+    "searched candidates (RayS's)": {"solver_options": {"accept": "search"}},
     "memory blocks (RayS's)": {"solver_options": {"layout": "memory"}},
     "channel tiles": {"solver_options": {"layout": "channel-tiles"}},
     "revisit from level 2": {"solver_options": {"revisit": 2}},
     "revisit from level 4": {"solver_options": {"revisit": 4}},
     "2 candidates a round": {"solver_options": {"q": 2}},
     "4 candidates a round": {"solver_options": {"q": 4}},
-    "precision ×0.1 (relative_eps 0.01)": {"solver_options": {"relative_eps": 0.01}},
-    "precision ×3 (relative_eps 0.3)": {"solver_options": {"relative_eps": 0.3}},
+    "searched to precision ×0.1 (relative_eps 0.01)": {"solver_options": {"accept": "search", "relative_eps": 0.01}},
+    "searched to precision ×3 (relative_eps 0.3)": {"solver_options": {"accept": "search", "relative_eps": 0.3}},
     "start of 30 directions": {"start": {"n_initial": 30}},
 }
 
