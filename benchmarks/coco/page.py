@@ -41,6 +41,8 @@ def _figure(path: Path, plan: Plan, exdata_root: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from applications.figures import save_figure
+
     names = ["all", *(g for g, fs in GROUPS.items() if set(fs) & set(plan.functions))]
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5), sharey=True)
     bases = list(dict.fromkeys(s.removesuffix(ONE_RUN) for s in plan.solvers))
@@ -63,7 +65,7 @@ def _figure(path: Path, plan: Plan, exdata_root: Path) -> None:
     axes.flat[0].legend(fontsize=7)
     fig.suptitle(f"COCO {plan.suite}, d = {', '.join(map(str, plan.dims))}: runtime ECDFs")
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    save_figure(fig, path)  # a palette PNG: the results tree is size-limited
     plt.close(fig)
 
 
