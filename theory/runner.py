@@ -175,9 +175,10 @@ def run_cell_seed(spec: StudySpec, cell: Cell, seed: int) -> dict[str, Any]:
     # The analysed algorithm runs to max_iter: no no-progress stopping rule (a solver option, when it has one).
     analysed = {"patience": None} if solver_spec.accepts("patience") else {}
     options = {**grid, **analysed, **dict(spec.solver_options)}
+    # One run, as the analysis has it: no restart after a run that ends before max_iter.
     result = zeroopt.minimize(
         problem, problem.x0, solver=spec.solver, budget=2**62, seed=solver_seq,
-        max_iter=max_iter, callbacks=callbacks, **options,
+        max_iter=max_iter, callbacks=callbacks, restarts=False, **options,
     )
     norms = gradient_norms(result, grad0)
     queries = query_counts(result)
