@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.fft import idct, idctn
 
+from .rowwise import row_norms
 from .samplers import register_sampler
 
 __all__ = [
@@ -108,14 +109,18 @@ class LowFrequencyDirections:
             u = coef  # the band's coefficients times the basis of each axis: no pass over the zero padding
             for a in axes:
                 basis = _inverse_dct_basis(self.shape[a], self._block[a])
-                u = np.moveaxis(np.moveaxis(u, a + 1, -1) @ basis.T, -1, a + 1) if a + 1 < u.ndim - 2 else (
-                    basis @ u if a + 1 == u.ndim - 2 else u @ basis.T)
+                if a + 1 == u.ndim - 1:  # the last axis: one matrix product over all rows (the same sums)
+                    u = (u.reshape(-1, u.shape[-1]) @ basis.T).reshape(*u.shape[:-1], basis.shape[0])
+                elif a + 1 == u.ndim - 2:
+                    u = basis @ u
+                else:
+                    u = np.moveaxis(np.moveaxis(u, a + 1, -1) @ basis.T, -1, a + 1)
         else:
             padded = np.zeros((q, *self.shape))
             padded[(slice(None), *(slice(0, b) for b in self._block))] = coef
             u = idctn(padded, axes=tuple(a + 1 for a in axes), norm="ortho") if axes else padded
         u = np.ascontiguousarray(u).reshape(q, d)
-        return u / np.linalg.norm(u, axis=1, keepdims=True)
+        return u / row_norms(u, keepdims=True)
 
     def scale(self, d: int) -> float:
         return float(self.subspace_dim)
