@@ -2,9 +2,10 @@
 
 The model is a numpy linear layer (10 classes, float32 weights, ``argmax(x @ W.T)``), timed on every call; what
 an attack spends outside it, divided by the queries it made, is its own cost per query. Inputs are uniform
-random images of shape (C, H, H) for d = 784 (1×28×28), 3,072 (3×32×32), 12,288 (3×64×64) and 150,528
-(3×224×224), attacked one per call and 32 per call (ours in lockstep, foolbox's batched; ART attacks the inputs
-of a call one after another, so its 32-input cost is its one-input cost and is not run again). Each row runs in
+random images of shape (C, H, H) for d = 784 (1×28×28), 3,072 (3×32×32), 12,288 (3×64×64), 150,528
+(3×224×224) and 202,800 (3×260×260, EfficientNet-Lite2's input), attacked one per call and 32 per call (ours in
+lockstep, foolbox's batched; ART and the CGBA reference code attack the inputs of a call one after another, so
+their 32-input cost is their one-input cost and is not run again). Each row runs in
 a fresh child process, whose peak memory is reported as the growth of its resident set over the attack
 (``ru_maxrss`` after minus the RSS just before). Peers run through the suite's adapters
 (:mod:`benchmarks.attacks`) with a plain query counter in place of the suite's monitor, which stops them at the
@@ -32,12 +33,16 @@ import numpy as np
 from benchmarks.pages import write_page
 
 OUT = Path(__file__).resolve().parent / "results" / "overhead"
-SHAPES = {784: (1, 28, 28), 3072: (3, 32, 32), 12288: (3, 64, 64), 150528: (3, 224, 224)}
+SHAPES = {784: (1, 28, 28), 3072: (3, 32, 32), 12288: (3, 64, 64), 150528: (3, 224, 224), 202800: (3, 260, 260)}
 OURS = ("ours-sign-growing", "ours-sign", "ours-rgf", "ours-sign-growing-nearly")
 #: Our rows' solver and solver options ("-nearly": probes orthonormalised only while q/d >= 1/200, not the default).
 OURS_RUNS = {"ours-sign-growing": ("sign-growing", {}), "ours-sign": ("sign", {}), "ours-rgf": ("rgf", {}),
              "ours-sign-growing-nearly": ("sign-growing", {"directions": "nearly-orthogonal"})}
-PEERS = ("art-hsj", "art-signopt", "art-geoda", "fb-hsja")
+PEERS = ("art-hsj", "art-signopt", "art-geoda", "fb-hsja", "cgba-h")
+#: Peers that attack a call's inputs one after another (their one-input row is their cost at any batch size).
+ONE_AT_A_TIME = ("art-hsj", "art-signopt", "art-geoda", "cgba-h")
+#: The page's labels: before and after the cost work on the full-space default, and the default's size rule.
+PAGE_LABELS = ("before", "after", "size-rule")
 #: Goals of issue 48: own ms per query at (d, inputs per call).
 GOALS = {(150528, 1): 1.0, (3072, 32): 0.2}
 N_CLASSES = 10
@@ -49,7 +54,7 @@ def budget_for(dim: int, inputs: int) -> int:
     """Queries per input: 1k, fewer where 32 inputs of a large d would take minutes."""
     if inputs == 1:
         return 1000
-    return {12288: 500, 150528: 200}.get(dim, 1000)
+    return {12288: 500, 150528: 200, 202800: 200}.get(dim, 1000)
 
 
 class FreeModel:
@@ -125,9 +130,10 @@ def _run(name: str, model: FreeModel, x0: np.ndarray, y0: np.ndarray, budget: in
         return {"median_l2": float(np.median(res.distortion)), "success": float(np.mean(res.success))}
     from benchmarks.attacks.art_peers import ArtGeoDA, ArtHopSkipJump, ArtSignOPT
     from benchmarks.attacks.base import Batch
+    from benchmarks.attacks.cgba_peer import CGBA
     from benchmarks.attacks.foolbox_peers import HOPSKIPJUMP, FoolboxDecision
 
-    adapter = {"art-hsj": ArtHopSkipJump, "art-signopt": ArtSignOPT, "art-geoda": ArtGeoDA}.get(name)
+    adapter = {"art-hsj": ArtHopSkipJump, "art-signopt": ArtSignOPT, "art-geoda": ArtGeoDA, "cgba-h": CGBA}.get(name)
     peer = adapter() if adapter else FoolboxDecision(*HOPSKIPJUMP, group_size=len(x0))
     if peer.unavailable():
         raise RuntimeError(peer.unavailable())
@@ -157,9 +163,9 @@ def measure(label: str, attacks: list[str], dims: list[int], inputs: list[int], 
     for dim in dims:
         for n in inputs:
             for name in attacks:
-                if n > 1 and name.startswith("art-"):
-                    continue  # ART attacks one input at a time: the one-input row is its cost
-                runs = [_child(name, dim, n) for _ in range(repeats if name.startswith("ours") else 1)]
+                if n > 1 and name in ONE_AT_A_TIME:
+                    continue  # attacks one input at a time: the one-input row is its cost
+                runs = [_child(name, dim, n) for _ in range(repeats)]
                 ok = [r for r in runs if "error" not in r]
                 row = sorted(ok, key=lambda r: r["own_ms_per_query"])[len(ok) // 2] if ok else runs[0]
                 row["repeats_ms"] = [round(r["own_ms_per_query"], 4) for r in ok]
@@ -183,7 +189,7 @@ def _cell(row: dict[str, Any] | None) -> str:
     return f"{row['own_ms_per_query']:.3g}"
 
 
-def page(labels: tuple[str, ...] = ("before", "after")) -> Path:
+def page(labels: tuple[str, ...] = PAGE_LABELS) -> Path:
     """The page: own ms/query per d, one and 32 inputs, before/after for ours, beside the peers; and a plot."""
     data = {lab: json.loads((OUT / f"{lab}.json").read_text()) for lab in labels if (OUT / f"{lab}.json").exists()}
     index = {(lab, r["attack"], r["dim"], r["inputs"]): r for lab, d in data.items() for r in d["rows"]}
@@ -201,13 +207,13 @@ def page(labels: tuple[str, ...] = ("before", "after")) -> Path:
                   "| attack | " + " | ".join(f"d = {d:,}" for d in SHAPES) + " |",
                   "|---|" + "---|" * len(SHAPES)]
         for name in names:
-            for lab in labels if name.startswith("ours") else labels[:1]:
+            for lab in _labels_of(name, labels, index):
                 if not any(k[:2] == (lab, name) for k in index):
                     continue
                 cells = []
                 for dim in SHAPES:
                     row = index.get((lab, name, dim, n))
-                    cell = "one at a time" if n > 1 and name.startswith("art-") else _cell(row)
+                    cell = "one at a time" if n > 1 and name in ONE_AT_A_TIME else _cell(row)
                     if row and "budget" in row and "error" not in row:
                         cell += f" ({row['budget']} q, {row['rss_growth_mib']:.0f} MiB)"
                     cells.append(cell)
@@ -229,16 +235,25 @@ def page(labels: tuple[str, ...] = ("before", "after")) -> Path:
     return out
 
 
+def _labels_of(name: str, labels: tuple[str, ...], index: dict[tuple, dict[str, Any]]) -> tuple[str, ...]:
+    """The labels whose rows of ``name`` the page shows: every label for ours, the first that ran it for a peer."""
+    if name.startswith("ours"):
+        return labels
+    return next(((lab,) for lab in labels if any(k[:2] == (lab, name) for k in index)), labels[:1])
+
+
 def _plot(index: dict[tuple, dict[str, Any]], labels: tuple[str, ...], names: list[str]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from applications.figures import save_figure
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for ax, n in zip(axes, (1, 32), strict=True):
         for name in names:
-            for lab in labels if name.startswith("ours") else labels[:1]:
+            for lab in _labels_of(name, labels, index):
                 pts = [(d, index[(lab, name, d, n)]["own_ms_per_query"]) for d in SHAPES
                        if (lab, name, d, n) in index and "error" not in index[(lab, name, d, n)]]
                 if pts:
@@ -254,11 +269,8 @@ def _plot(index: dict[tuple, dict[str, Any]], labels: tuple[str, ...], names: li
     for ax in axes:
         ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(OUT / "overhead.png", dpi=72)
+    save_figure(fig, OUT / "overhead.png")  # a palette PNG: the results tree is size-limited
     plt.close(fig)
-    from PIL import Image  # (matplotlib's own dependency) 64 colours: the results tree is size-limited
-
-    Image.open(OUT / "overhead.png").convert("RGB").quantize(64).save(OUT / "overhead.png", optimize=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -267,8 +279,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--attacks", nargs="+", default=list(OURS[:3] + PEERS), choices=OURS + PEERS)
     p.add_argument("--dims", nargs="+", type=int, default=list(SHAPES), choices=list(SHAPES))
     p.add_argument("--inputs", nargs="+", type=int, default=[1, 32])
-    p.add_argument("--repeats", type=int, default=3, help="runs of each of our rows (peers run once)")
-    p.add_argument("--page", action="store_true", help="write the page from before.json and after.json")
+    p.add_argument("--repeats", type=int, default=3, help="runs of each row (the median kept)")
+    p.add_argument("--page", action="store_true", help="write the page from the JSON files of --page-labels")
+    p.add_argument("--page-labels", nargs="+", default=list(PAGE_LABELS), help="the labels the page shows, in order")
     p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
@@ -277,7 +290,7 @@ def main(argv: list[str] | None = None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         print(json.dumps(one_row(args.child[0], int(args.child[1]), int(args.child[2]))))
     elif args.page:
-        print(page())
+        print(page(tuple(args.page_labels)))
     else:
         measure(args.label, args.attacks, args.dims, args.inputs, args.repeats)
 
