@@ -49,8 +49,8 @@ def _rows(peers: list[str]) -> list[dict[str, Any]]:
     for budget in (250, 500):
         for key in ["ours", *peers]:
             v = values["ours" if key == "ours" else "peer", budget]
-            q = [budget if d <= 0.3 else None for d in v] if key == "ours" else [f if f <= budget else None
-                                                                                 for f in first]
+            ours_first = [90, 410 if budget >= 500 else None, None]  # ours' trace: its first query at ≤ ε
+            q = ours_first if key == "ours" else [f if f <= budget else None for f in first]
             rows.append({"experiment": "mnist-untargeted", "budget": budget, "key": key, "eps": 0.3,
                          "attack": labels[key], "values": v, "queries_to_eps": q})
     return rows
@@ -67,11 +67,19 @@ def test_the_page_lists_rays_columns_and_its_protocol() -> None:
     # medians 0.3 / 0.25; per-input ratios 2, 1.2, ∞ (median 2); success 2 / 3 and 3 / 3, at ε as well
     assert row == ("| mnist-untargeted | 500 | 0.3000 | 0.2500 | 0.2500 | 2.000 | 2.000 | 67% / 100% / 100% | "
                    "67% / 100% / 100% |")
-    # ours reached ε at 250 on input 0 and at 500 on input 1; the peers' first queries 120, 300, 480
-    assert "| mnist-untargeted | 0.3 | ours (sign-growing, L∞) | 67% | ≤ 375 | ≤ 375 |" in text
+    # ours' run with the largest budget reached ε at query 90 on input 0 and 410 on input 1; the peers' 120, 300, 480
+    assert "| mnist-untargeted | 0.3 | ours (sign-growing, L∞) | 67% | 250 | 250 |" in text
     assert "| mnist-untargeted | 0.3 | RayS (reference code) | 100% | 300 | 300 |" in text
     only = "\n".join(page(_rows(["rays"]), "c"))
     assert "RayS median L∞" in only and "HSJ" not in only
+
+
+def test_ours_queries_to_eps_are_read_off_its_trace() -> None:
+    from benchmarks.studies.linf import _first_query_within
+
+    trace = np.array([[12, 0.5], [40, 0.31], [77, 0.29], [130, 0.2]])  # (queries, best L∞) at each improvement
+    assert _first_query_within(trace, 0.3) == 77 and _first_query_within(trace, 0.5) == 12
+    assert _first_query_within(trace, 0.1) is None and _first_query_within(trace, None) is None
 
 
 def test_the_peers_and_eps_arguments() -> None:
