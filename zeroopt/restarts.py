@@ -25,6 +25,7 @@ from .errors import attach_partial_result, partial_result
 from .oracle import OracleGroup
 from .pruning import Polisher
 from .records import OptimizeResult, Status
+from .whole_budget import relative_gain
 
 __all__ = ["EXPLOIT_GAIN", "POLISH_RESERVE", "FreshStart", "solve_many"]
 
@@ -45,18 +46,11 @@ POLISH_RESERVE = 100
 FreshStart = Callable[[list[int]], Sequence["tuple[NDArray[np.float64], float, float] | None"]]
 
 
-def _gain(start: float, end: float) -> float:
-    """Relative improvement from ``start`` to ``end`` (infinite from an unknown or infinite start)."""
-    if not math.isfinite(start):
-        return math.inf
-    return (start - end) / max(abs(start), 1e-300)
-
-
 def _late_gain(result: OptimizeResult, start: float) -> float:
     """What the second half of a run's iterations gained (from ``start`` when it has no history)."""
     if len(result.history) < 2:
-        return _gain(start, result.fun)
-    return _gain(result.history[(len(result.history) - 1) // 2].f, result.fun)
+        return relative_gain(start, result.fun)
+    return relative_gain(result.history[(len(result.history) - 1) // 2].f, result.fun)
 
 
 def solve_many(

@@ -28,7 +28,7 @@ from .oracle import Request, Response
 from .records import IterationRecord, OptimizeResult, Status
 
 __all__ = ["FRESH_SHARE", "PAYING_GAIN", "RADIUS_GROWTH", "STALE_RESTARTS", "WIDEST_SHARE", "Restarts", "as_restarts",
-           "restarts_ran", "spend_budget"]
+           "relative_gain", "restarts_ran", "spend_budget"]
 
 #: A restart from the best point pays while it lowers the best value by at least this fraction of it; once one does
 #: not, the basin is spent and the next restart starts from a fresh point (the lockstep restarts' rule, 1 %).
@@ -154,7 +154,7 @@ class _Continued:
         return stop
 
 
-def _gain(before: float, after: float) -> float:
+def relative_gain(before: float, after: float) -> float:
     """Relative improvement from ``before`` to ``after`` (infinite from nothing found yet)."""
     if not math.isfinite(before):
         return math.inf
@@ -243,7 +243,7 @@ def spend_budget(
         runs.append(last)
         result = _combine(runs)
         continued.offset, continued.best = result.iterations, result.fun
-        paid = _gain(before, last.fun) >= (math.inf if restarts is None else restarts.paying_gain)
+        paid = relative_gain(before, last.fun) >= (math.inf if restarts is None else restarts.paying_gain)
         stale = 0 if paid else stale + 1
         if (restarts is None or last.status not in _EARLY or remaining() <= 0 or spent <= 0
                 or (restarts.max_restarts is not None and len(runs) > restarts.max_restarts)
