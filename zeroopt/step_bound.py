@@ -30,7 +30,7 @@ from .arrays import host, norm
 from .base import GradientEstimate, SolverSettings, SolverState
 from .stages import ChoosesDirection, Iteration
 
-__all__ = ["NON_FINITE_BETA_SHRINK", "STEP_BOUND", "BoundedStep", "RadiusOffNonFinite"]
+__all__ = ["NON_FINITE_BETA_SHRINK", "STEP_BOUND", "BoundedStep", "RadiusOffNonFinite", "start_scale"]
 
 #: The first try of each step at most once the start's scale max(‖x0‖, 1) from the iterate. A trust region's first
 #: radius is a tenth of it (Py-BOBYQA's, COBYQA's, CMA-ES's σ₀ by custom); a descent whose estimate is sound takes
@@ -39,6 +39,11 @@ __all__ = ["NON_FINITE_BETA_SHRINK", "STEP_BOUND", "BoundedStep", "RadiusOffNonF
 STEP_BOUND = 1.0
 #: β is halved after an estimate that lost probes to +inf answers: the probes reached beyond where f is finite.
 NON_FINITE_BETA_SHRINK = 0.5
+
+
+def start_scale(x0: NDArray[np.float64]) -> float:
+    """The start's scale, ``max(‖x0‖, 1)``: what a step's first try and a probe radius are bounded by."""
+    return max(float(norm(x0)), 1.0)
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ class BoundedStep(ChoosesDirection):
                              f"{self.share!r}")
 
     def init(self, x0: NDArray[np.float64]) -> Mapping[str, Any]:
-        return {self.key: max(float(norm(x0)), 1.0)}
+        return {self.key: start_scale(x0)}
 
     def __call__(
         self, solver: SolverSettings, before: SolverState, estimate: GradientEstimate

@@ -14,13 +14,14 @@ from numpy.typing import NDArray
 
 from .arrays import norm as vector_norm
 from .base import StepResult
+from .constants import REFERENCE_SHRINK
 from .oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
 __all__ = ["NON_FINITE_STEP_SHRINK", "StepResult", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
 
 #: A fixed step that lands where the objective answers +inf (NaN, overflow, outside its domain) is not taken, and the
 #: next one is a quarter as long: the reference line search's shrink, the one factor a step rule here backs off by.
-NON_FINITE_STEP_SHRINK = 0.25
+NON_FINITE_STEP_SHRINK = REFERENCE_SHRINK
 
 Retraction = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 

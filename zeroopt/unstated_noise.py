@@ -29,11 +29,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .arrays import host, norm
+from .arrays import host
 from .describe import describe_part
 from .noise import ESTIMATED_NOISE, ESTIMATED_NOISE_CEILING
 from .requests import Evaluate, Evaluation, Request, Response
 from .stages import Iteration, Part, wrapped
+from .step_bound import start_scale
 
 __all__ = ["NOISE_WINDOW", "WIDEST_BETA", "EstimatedNoise", "NoiseLog"]
 
@@ -102,7 +103,7 @@ class EstimatedNoise:
             raise ValueError(f"window is a number of repeats, a positive integer; got {self.window!r}")
 
     def init(self, x0: NDArray[np.float64]) -> Mapping[str, Any]:
-        widest = WIDEST_BETA * max(float(norm(x0)), 1.0)
+        widest = WIDEST_BETA * start_scale(x0)
         return {**self.inner.init(x0), self.key: NoiseLog(), ESTIMATED_NOISE: 0.0, ESTIMATED_NOISE_CEILING: widest}
 
     def update(self, it: Iteration) -> Generator[Request, Response, Iteration]:
