@@ -16,7 +16,6 @@ import re
 import shutil
 import sys
 import time
-import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..dfo.peers import ONE_RUN, ZEROOPT_VARIANTS, Counted, available, run
+from ..dfo.run import named_seed
 
 #: The suites the adapter runs, each with the COCO function numbers it holds.
 SUITES = {"bbob": range(1, 25), "bbob-noisy": range(101, 131), "bbob-largescale": range(1, 25)}
@@ -76,11 +76,6 @@ def _inside(folder: Path) -> Iterator[None]:
         os.chdir(here)
 
 
-def _seed(seed: int, *parts: str) -> int:
-    key = zlib.crc32("/".join(parts).encode())
-    return int(np.random.SeedSequence(seed, spawn_key=(key,)).generate_state(1)[0])
-
-
 def run_plan(plan: Plan, root: Path, *, force: bool = False, log: Any = sys.stderr) -> list[dict[str, Any]]:
     """Run every solver of ``plan`` on every problem of its suite; COCO's data under ``root/exdata``.
 
@@ -124,7 +119,7 @@ def run_plan(plan: Plan, root: Path, *, force: bool = False, log: Any = sys.stde
             drawn = ZEROOPT_VARIANTS.get(solver.removesuffix(ONE_RUN), (solver.removesuffix(ONE_RUN),))[0]
             for problem in suite:
                 problem.observe_with(observer)
-                records.append(_one(problem, solver, plan, _seed(plan.seed, problem.id, drawn), noisy))
+                records.append(_one(problem, solver, plan, named_seed(plan.seed, problem.id, drawn), noisy))
                 problem.free()
                 rec = records[-1]
                 print(f"{plan.suite} {rec['problem']} {solver}: {rec['evaluations']} evals, best {rec['best']:.6g}, "

@@ -67,12 +67,13 @@ def build(plan: Plan, variant: str, seed: int | None = None) -> list[Problem]:
     if plan.set_name == "more-wild":
         base = problems(variant, list(plan.indices) or None)
         return [p.__class__(p.name, p.family, p.n, p.x0, p.smooth_f, p.variant, p.noise_level,
-                            _seed(seed, "noise", p.name)) for p in base]
+                            named_seed(seed, "noise", p.name)) for p in base]
     made = high_dim_problems(variant, plan.dims)
-    return [HighDimProblem(p.name, p.family, p.n, p.base, p.variant, _seed(seed, "noise", p.name)) for p in made]
+    return [HighDimProblem(p.name, p.family, p.n, p.base, p.variant, named_seed(seed, "noise", p.name)) for p in made]
 
 
-def _seed(seed: int, *parts: str) -> int:
+def named_seed(seed: int, *parts: str) -> int:
+    """The seed of the run named by ``parts`` (problem, solver, draw, ...) under ``seed``: the same in every process."""
     return int(np.random.SeedSequence(seed, spawn_key=(_key(*parts),)).generate_state(1)[0])
 
 
@@ -185,7 +186,7 @@ def execute(plan: Plan, cache: Path, log: Any = sys.stderr) -> dict[str, dict[st
                     if rec is None:
                         # An entry with an option set draws as its solver does: the runs differ by the option alone.
                         drawn = ZEROOPT_VARIANTS.get(solver, (solver,))[0]
-                        rec = run_one(p, solver, budget, _seed(seed, "solver", p.name, drawn), plan.seconds)
+                        rec = run_one(p, solver, budget, named_seed(seed, "solver", p.name, drawn), plan.seconds)
                         rec["seed"] = seed
                         save(path, rec)
                         best = rec["trace"][-1][1] if rec["trace"] else math.inf
