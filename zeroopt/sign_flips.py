@@ -183,7 +183,7 @@ class BelowIncumbent:
         return replace(it, estimate=est, direction=zero)
 
 
-#: The memory key of :class:`BelowLoweredIncumbent`'s gain factor κ (the target is ``(1 − κ·β)`` of the value).
+#: The memory key of :class:`BelowLoweredIncumbent`'s gain factor κ (the target is the value f less ``κ·β·|f|``).
 GAIN = "flip_gain"
 
 
@@ -219,13 +219,11 @@ class BelowLoweredIncumbent:
 
     def update(self, it: Iteration) -> Generator[Request, Response, Iteration]:
         s, points = it.state, it.probes
-        zero = like(np.zeros(host(s.x).size), s.x)
         level = float(s.fx)
-        if points is None or len(points) == 0 or not math.isfinite(level):
-            return (yield from BelowIncumbent().update(it))
         kappa = float(it.memory.get(GAIN, self.gain))
         target = level - min(self.max_margin, kappa * float(s.beta)) * abs(level)
-        if not target < level:  # a value of 0 has no margin to ask below: its candidates are searched
+        # No candidate, no incumbent value yet, or a value of 0 with no margin to ask below: each candidate searched.
+        if points is None or len(points) == 0 or not target < level:
             return (yield from BelowIncumbent().update(it))
         resp = yield Compare(points=points, levels=np.full(len(points), target))
         assert isinstance(resp, Comparison)
@@ -237,6 +235,7 @@ class BelowLoweredIncumbent:
         known = resp.values is not None and passed >= 0
         value = float(np.asarray(resp.values)[passed]) if known else target
         value_eps = float(np.asarray(resp.eps)[passed]) if known and resp.eps is not None else level - target
+        zero = like(np.zeros(host(s.x).size), s.x)
         est = GradientEstimate(g=zero, eps=0.0, used=len(below), best_x=points[passed] if passed >= 0 else None,
                                best_f=value if passed >= 0 else math.inf, best_eps=value_eps if passed >= 0 else 0.0)
         return replace(it, estimate=est, direction=zero, memory={**it.memory, GAIN: kappa})
