@@ -121,7 +121,7 @@ from .samplers import (
     register_sampler,
 )
 from .shaping import IterateShapedProbes, ProbeShape
-from .sign_flips import BelowIncumbent, BlockFlips, TakeBest, block_order, sign_flips
+from .sign_flips import BelowIncumbent, BelowLoweredIncumbent, BlockFlips, TakeBest, block_order, sign_flips
 from .sign_solvers import sign, sign_growing, sign_growing_on_radius
 from .solvers import coordinate, rgf, rgf_fixed, trust_region
 from .stages import (
@@ -176,7 +176,7 @@ __all__ = [
     # probes kept off the coordinates the objective does not depend on near the iterate (a feature at its bound)
     "FlatCoordinates", "FlatMask",
     # a search over sign vectors (an L∞ radius is smallest at a vertex direction of the cube)
-    "BelowIncumbent", "BlockFlips", "TakeBest", "block_order", "options_from", "sign_flips",
+    "BelowIncumbent", "BelowLoweredIncumbent", "BlockFlips", "TakeBest", "block_order", "options_from", "sign_flips",
     # the built-in solvers' recipes: each its settings' defaults in its signature, its body its chain of parts
     "coordinate", "rgf", "rgf_fixed", "sign", "sign_growing", "sign_growing_on_radius", "trust_region",
     # the solvers driven by hand: ask for points, tell their values
