@@ -83,3 +83,29 @@ def test_the_attack_starts_with_the_record_search_by_default_and_descends_sooner
         assert res.success[0] and res.distortion[0] < 0.4 * 1.3
         first[selection] = res.solver_results[0].history[0].queries
     assert first[None] == first["record"] < first["tournament"]  # the same start as "record", and a cheaper one
+
+
+@pytest.mark.parametrize("selection", ["record", "tournament", "bisect-all"])
+def test_a_relative_precision_ends_the_winners_bisection_sooner_within_that_share_of_its_distance(
+        selection: str) -> None:
+    w, dirs, cos = _candidates(7, 20)
+    lam = float((1.0 / cos[cos > 0.05]).max() * 1.5)
+    found, spent = {}, {}
+    for relative in (0.0, 0.1):
+        group = linear_group(np.zeros(len(w)), w, -1.0, budget=10_000)
+        found[relative] = initial_search(group, {0: dirs[cos > 0.05] * lam}, 1e-6, selection, relative)[0]
+        spent[relative] = group.images[0].ledger.spent
+    theta, value = found[0.1]
+    exact = 1.0 / (theta @ w)
+    assert exact <= value <= exact / 0.9 + 1e-9  # adversarial at its value, and within a tenth of it
+    assert spent[0.1] < spent[0.0]
+
+
+def test_the_start_refuses_a_relative_precision_outside_zero_to_one() -> None:
+    from applications.hardlabel import Start
+
+    assert Start(relative_precision=0.25).precision_of(2.0, 1e-6) == 0.5
+    assert Start().precision_of(2.0, 1e-6) == 1e-6
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="relative_precision"):
+            Start(relative_precision=bad)

@@ -43,8 +43,8 @@ from .registry import options_from, register_solver
 from .requests import Compare, Comparison, Evaluate, Evaluation, Request, Response
 from .stages import FixedProbes, Iteration
 
-__all__ = ["BLOCK_LAYOUTS", "BelowIncumbent", "BelowLoweredIncumbent", "BlockFlips", "TakeBest", "block_order",
-           "sign_flips", "signs_of"]
+__all__ = ["BLOCK_LAYOUTS", "RELATIVE_EPS", "BelowIncumbent", "BelowLoweredIncumbent", "BlockFlips", "TakeBest",
+           "block_order", "sign_flips", "signs_of"]
 
 BlockLayout = Literal["memory", "tiles", "channel-tiles"]
 #: How blocks of coordinates are formed: contiguous ranges of the flat vector (RayS's), square tiles of an image
@@ -53,6 +53,9 @@ BlockLayout = Literal["memory", "tiles", "channel-tiles"]
 BLOCK_LAYOUTS: tuple[str, ...] = ("memory", "tiles", "channel-tiles")
 #: How a candidate is taken (:func:`sign_flips`'s ``accept``): its value searched out, or asked a margin below.
 ACCEPT_RULES: tuple[str, ...] = ("search", "margin")
+#: :func:`sign_flips`'s default ``relative_eps``: a candidate's value searched to a tenth of what a flip of every
+#: coordinate can change (the why: its docstring).
+RELATIVE_EPS = 0.1
 #: The memory key under which :class:`BlockFlips` keeps its place in the schedule: (level, block index).
 POSITION = "flip_position"
 #: ... the length of every coordinate of an iterate (‖x0‖/√d: the start's length kept) ...
@@ -267,7 +270,7 @@ def sign_flips(
     *,
     q: int = 1,
     layout: BlockLayout = "tiles",
-    relative_eps: float = 0.1,
+    relative_eps: float = RELATIVE_EPS,
     revisit: int | None = None,
     accept: Literal["search", "margin"] = "margin",
 ) -> Chain:

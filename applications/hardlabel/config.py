@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 import zeroopt
 from zeroopt.checks import check_budget, check_seed
 from zeroopt.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
+from zeroopt.sign_flips import RELATIVE_EPS as SIGN_FLIPS_RELATIVE_EPS
 
 from .boundary import PAPER_LOCAL_GROWTH
 from .bounds import check_inside, flat_bounds
@@ -50,8 +51,9 @@ N_INITIAL_DIRECTIONS = 100
 
 #: The L∞ attack's start: one random direction. A random ray meets an L∞ boundary near the box's corner, whichever
 #: direction it takes, so more directions buy little, and the sign search explores the cube's vertices itself
-#: from its first rounds (the whole vector flipped, then halves).
-LINF_START = Start(n_initial=1)
+#: from its first rounds (the whole vector flipped, then halves). Its distance is searched to the sign search's
+#: own relative precision at its first round, no finer: the first comparisons are that coarse.
+LINF_START = Start(n_initial=1, relative_precision=SIGN_FLIPS_RELATIVE_EPS)
 
 
 def default_solver(norm: Any) -> str:

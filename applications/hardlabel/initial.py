@@ -6,6 +6,7 @@ adversarial ones are then bisected towards x0 in chunks, each first checked at t
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -192,6 +193,7 @@ def initial_search(
     candidates: dict[int, NDArray[np.float64]],
     eps: float,
     selection: str = "bisect-all",
+    relative: float = 0.0,
 ) -> dict[int, tuple[NDArray[np.float64], float]]:
     """The reference code's initialisation, batched.
 
@@ -202,27 +204,36 @@ def initial_search(
     winner is bisected (:func:`~applications.hardlabel.tournament.tournament`: far fewer queries);
     ``"halving-tournament"`` is the same without its acceleration (the radius halves every round);
     ``"record"`` asks each candidate once, just below the best distance so far, with no probe round first
-    (:func:`~applications.hardlabel.record.record_search`: about half the tournament's queries).
+    (:func:`~applications.hardlabel.record.record_search`: about half the tournament's queries). A winner's
+    distance is searched to ``eps``, or to ``relative`` of itself where that is coarser.
     """
     if selection not in SELECTIONS:
         raise ValueError(f"initial_selection must be one of {SELECTIONS}, got {selection!r}")
     if selection == "record":
-        return record_search(group, candidates, eps)
+        return record_search(group, candidates, eps, relative=relative)
     hits = _probe(group, candidates)
     if selection in ("tournament", "halving-tournament"):
-        return tournament(group, hits, eps, accelerate=selection == "tournament")
+        return tournament(group, hits, eps, accelerate=selection == "tournament", relative=relative)
     best: dict[int, tuple[NDArray[np.float64], float]] = {}
     for c in range(0, max((len(h) for h in hits.values()), default=0), INITIAL_CHUNK):
         searches = []
         for i, h in hits.items():
             cap = best[i][1] if i in best else math.inf
             for direction, lam in h[c : c + INITIAL_CHUNK]:
-                searches.append(RaySearch(i, group.ray(i, direction), lam, eps, "global", cap))
+                searches.append(RaySearch(i, group.ray(i, direction), lam, eps, "global", cap,
+                                            eps_relative=relative))
         group.run(searches)
         for s in searches:
             if s.done and np.isfinite(s.value) and s.value < best.get(s.owner, (None, math.inf))[1]:
                 best[s.owner] = (copy(s.ray.direction), s.value)  # type: ignore[union-attr]
     return best
+
+
+def start_search(run: AttackRun, candidates: dict[int, NDArray[np.float64]]) -> dict[int, tuple[NDArray[np.float64],
+                                                                                                float]]:
+    """:func:`initial_search` of ``candidates`` with the run's start: its selection and its precision."""
+    start = run.config.start
+    return initial_search(run.group, candidates, run.eps, start.initial_selection, start.relative_precision)
 
 
 def already_adversarial(group: BoundaryOracleGroup) -> list[int]:
@@ -266,18 +277,19 @@ def initial_directions(
     if tgt is None and start.n_uniform > 0:
         families.append(uniform_candidates(group, todo, rngs, start.n_uniform))
     picks = fallback_picks(group.images, todo, rngs, start.n_initial, tgt, pool)
+    search = functools.partial(start_search, run)
     if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
     for candidates in families:
-        for i, (theta, value) in initial_search(group, candidates, eps, start.initial_selection).items():
-            winners[i].append((theta, value, eps))
+        for i, (theta, value) in search(candidates).items():
+            winners[i].append((theta, value, start.precision_of(value, eps)))
     missing = fallback_candidates(group.images, [i for i in todo if not winners[i]], picks, pool, tgt)
     if missing:
         # Every family failed: directions toward inputs of other classes (a network can label every random-noise
         # direction from an input as the input's class: docs/attack.md).
-        for i, (theta, value) in initial_search(group, missing, eps, start.initial_selection).items():
-            winners[i].append((theta, value, eps))
+        for i, (theta, value) in search(missing).items():
+            winners[i].append((theta, value, start.precision_of(value, eps)))
     if tgt is None:
         _retry_until_found(run, [i for i in todo if not winners[i]], winners, sampler)
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
@@ -311,8 +323,8 @@ def _retry_until_found(run: AttackRun, needy: list[int],
     while needy:
         count = min(2 * count, MAX_RETRY_DIRECTIONS)
         fresh = initial_candidates(group.images, needy, run.rngs, count, None, None, None, sampler)
-        for i, (theta, value) in initial_search(group, fresh, run.eps, start.initial_selection).items():
-            winners[i].append((theta, value, run.eps))
+        for i, (theta, value) in start_search(run, fresh).items():
+            winners[i].append((theta, value, start.precision_of(value, run.eps)))
         needy = [i for i in needy if not winners[i] and group.images[i].ledger.remaining > 0]
 
 
@@ -335,7 +347,8 @@ def fresh_initial_search(run: AttackRun, members: list[int]) -> FreshStart:
     def fresh_start(runs: list[int]) -> list[tuple[NDArray[np.float64], float, float] | None]:
         inputs = [members[k] for k in runs]
         found, thetas, values, _ = initial_directions(run, inputs)
-        got = {i: (t, v, run.eps) for i, t, v in zip(found, thetas, values, strict=True)}
+        got = {i: (t, v, run.config.start.precision_of(v, run.eps)) for i, t, v in zip(found, thetas, values,
+                                                                                        strict=True)}
         return [got.get(i) for i in inputs]
 
     return fresh_start

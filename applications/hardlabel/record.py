@@ -92,6 +92,7 @@ def record_search(
     eps: float,
     *,
     finest: float = FINEST_RATIO,
+    relative: float = 0.0,
 ) -> dict[int, tuple[NDArray[np.float64], float]]:
     """The best candidate direction and its boundary distance g (to ``eps``) per input, about one query per
     candidate (see the module docstring). Inputs of which no candidate is adversarial are left out.
@@ -106,6 +107,8 @@ def record_search(
         Precision of the winner's final bisection.
     finest
         A best candidate is bracketed until the ends of its bracket are within this ratio.
+    relative
+        The final bisection also ends within this share of its value (0: at ``eps`` only).
     """
     if not 0 < finest < 1:
         raise ValueError(f"finest must be in (0, 1), got {finest!r}")
@@ -121,7 +124,8 @@ def record_search(
         for i, q in asked.items():
             _answer(states[i], q)
     found = {i: st for i, st in states.items() if st.best >= 0}
-    finals = {i: RaySearch(i, st.rays[st.best], st.hi, eps, "global", lo=st.lo) for i, st in found.items()}
+    finals = {i: RaySearch(i, st.rays[st.best], st.hi, eps, "global", lo=st.lo, eps_relative=relative)
+              for i, st in found.items()}
     group.run(list(finals.values()))
     out: dict[int, tuple[NDArray[np.float64], float]] = {}
     for i, st in found.items():

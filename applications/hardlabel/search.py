@@ -40,6 +40,8 @@ class RaySearch:
     below it, and otherwise bisects up to it once ``start`` proves non-adversarial.
     A local search's steps away from its hint are ``ratio`` for the first :data:`STEPS_BEFORE_GROWTH`, then
     multiplied by ``growth`` after each step (1: the paper's fixed ratio; 2: galloping).
+    A bisection ends once its bracket is within ``eps``, or within ``eps_relative`` of its upper end, whichever is
+    coarser.
     """
 
     owner: int
@@ -61,6 +63,7 @@ class RaySearch:
     below: bool = False
     step_ratio: float = field(default=0.0, repr=False)  # the local search's current widening ratio
     steps: int = field(default=0, repr=False)  # steps taken away from the hint so far
+    eps_relative: float = 0.0  # a bisection also ends once its bracket is within this share of its upper end
 
     def __post_init__(self) -> None:
         self.step_ratio = self.ratio
@@ -87,7 +90,7 @@ class RaySearch:
         self.value, self.achieved, self.done = value, achieved, True
 
     def _bisect_or_finish(self) -> None:
-        if self.hi - self.lo <= self.eps:
+        if self.hi - self.lo <= max(self.eps, self.eps_relative * self.hi):
             self._finish(self.hi, self.hi - self.lo)
         else:
             self.phase, self.nxt = "bisect", 0.5 * (self.lo + self.hi)

@@ -49,6 +49,7 @@ def tournament(
     first_shrink: float = FIRST_SHRINK,
     finest: float = FINEST_RATIO,
     accelerate: bool = True,
+    relative: float = 0.0,
 ) -> dict[int, tuple[NDArray[np.float64], float]]:
     """The best direction and its boundary distance g (to ``eps``) per input, from adversarial candidates.
 
@@ -68,6 +69,8 @@ def tournament(
         far outside the boundary — the factor becomes its square (the radius falls twice as fast on the log
         scale): the mirror image of the square root after a round nobody survived. ``False``: the radius
         halves at every round that someone survived (the ``"halving-tournament"`` start).
+    relative
+        The final bisection also ends within this share of its value (0: at ``eps`` only).
     """
     if not 0 < first_shrink < finest < 1:
         raise ValueError(f"need 0 < first_shrink < finest < 1, got {first_shrink}, {finest}")
@@ -109,7 +112,8 @@ def tournament(
             else:
                 b.lower, b.shrink = max(b.lower, r), math.sqrt(b.shrink)
     finals = [
-        RaySearch(i, group.ray(i, b.alive[0]), b.upper, eps, "global", lo=b.lower) for i, b in brackets.items()
+        RaySearch(i, group.ray(i, b.alive[0]), b.upper, eps, "global", lo=b.lower, eps_relative=relative)
+        for i, b in brackets.items()
     ]
     group.run(finals)
     out: dict[int, tuple[NDArray[np.float64], float]] = {}
