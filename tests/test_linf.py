@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from applications.hardlabel import Start, attack
+from applications.hardlabel import Runs, Start, attack
 
 W = np.random.default_rng(11).standard_normal((2, 16))
 
@@ -77,3 +77,22 @@ def test_the_peer_view_counts_caps_and_keeps_the_best_linf_point() -> None:
     with pytest.raises(Exhausted):
         view(np.stack([x0, x0, x0]))
     assert view.spent == 5
+
+
+def test_an_linf_start_searches_its_distance_only_to_the_sign_searchs_first_precision() -> None:
+    from applications.hardlabel.config import LINF_START_PRECISION, start_for
+
+    assert start_for(Start(), np.inf).relative_precision == LINF_START_PRECISION
+    assert start_for(Start(), 2).relative_precision == 0.0
+    assert start_for(Start(relative_precision=0.0), np.inf).relative_precision == 0.0  # the caller's is kept
+    x = np.random.default_rng(0).uniform(0.35, 0.65, size=(3, 16))
+    y = two_class(x).argmax(1)
+    # max_iter=0: the start alone. Searched to a tenth of its distance, it costs fewer queries than to ε, and
+    # the distance it returns is adversarial and at most a ninth above the finer search's.
+    runs = {p: attack(two_class, x, y, budget=500, seed=0, n_classes=2, norm=np.inf, runs=Runs(max_iter=0),
+                      start=Start(n_initial=1, relative_precision=p)) for p in (None, 0.0)}
+    coarse, fine = runs[None], runs[0.0]
+    assert coarse.success.all() and fine.success.all()
+    assert np.all(coarse.queries < fine.queries)
+    assert np.all(coarse.distortion <= fine.distortion / (1 - LINF_START_PRECISION) * (1 + 1e-9))
+    assert np.all(two_class(coarse.x_adv).argmax(1) != y)

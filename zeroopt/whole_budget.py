@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from .arrays import flat, host, like
 from .errors import attach_partial_result, partial_result
+from .global_phase import GlobalPhase, es_run
 from .oracle import Request, Response
 from .records import IterationRecord, OptimizeResult, Status
 
@@ -73,6 +74,9 @@ class Restarts:
     fresh_share, growth, widest_share
         The k-th fresh start is the best point plus a uniform draw from the box of half-width
         ``fresh_share · growth**k · max(‖x0‖∞, 1)``; past ``widest_share`` the half-width starts over.
+    global_phase
+        Where a fresh start would be drawn, run this CMA-ES phase (:class:`~zeroopt.GlobalPhase`) from the best
+        point instead, and start the solver from the phase's best point (``None``: fresh starts).
 
     Examples
     --------
@@ -86,6 +90,7 @@ class Restarts:
     fresh_share: float = FRESH_SHARE
     growth: float = RADIUS_GROWTH
     widest_share: float = WIDEST_SHARE
+    global_phase: GlobalPhase | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_restarts", "max_stale"):
@@ -106,6 +111,12 @@ class Restarts:
         if self.growth > 1:
             levels += math.floor(round(math.log(self.widest_share / self.fresh_share) / math.log(self.growth), 9))
         return self.fresh_share * self.growth ** (k % levels) * scale
+
+    def phase_sigma(self, k: int, scale: float) -> float:
+        """The first step size of the ``k``-th global phase (from 0): the global phase's ``sigma_share`` of the
+        scale, growing by ``growth`` each phase up to ``widest_share`` (where it stays: the ES adapts it)."""
+        share = self.global_phase.sigma_share if self.global_phase is not None else 1.0
+        return min(share * self.growth ** k, self.widest_share) * scale
 
 
 def as_restarts(restarts: object) -> Restarts | None:
@@ -235,10 +246,21 @@ def spend_budget(
     scale = max(float(np.max(np.abs(host(x0)), initial=0.0)), 1.0)
     start: tuple[Any, float | None, float] = (x0, None, 0.0)
     run_rng, fresh_starts, stale = rng, 0, 0
+    phase = restarts.global_phase if restarts is not None else None
+    global_next = False  # whether the next run is a global phase (else the solver)
     while True:
         before = min((r.fun for r in runs), default=math.inf)
         left = None if max_iter is None else max_iter - sum(r.iterations for r in runs)
-        last = _run(start_run(*start, run_rng, left, continued), answer, runs, continued)
+        if global_next:
+            d = int(np.size(host(start[0])))
+            run = es_run(start[0], start[1], restarts.phase_sigma(fresh_starts, scale),
+                         phase.population_for(d, fresh_starts), run_rng, left, continued,
+                         floor=phase.handover * restarts.half_width(0, scale))
+            fresh_starts += 1
+        else:
+            run = start_run(*start, run_rng, left, continued)
+        was_global, global_next = global_next, False
+        last = _run(run, answer, runs, continued)
         spent = last.queries - (runs[-1].queries if runs else 0)
         runs.append(last)
         result = _combine(runs)
@@ -251,8 +273,12 @@ def spend_budget(
                 or (max_iter is not None and result.iterations >= max_iter)):
             return result
         run_rng = rng.spawn(1)[0]
-        if paid:
+        if was_global:  # the solver polishes the basin the phase found, whether or not it beats the best yet
+            start = (flat(last.x), last.fun, last.fun_eps)
+        elif paid:
             start = (flat(result.x), result.fun, result.fun_eps)
+        elif phase is not None:
+            start, global_next = (flat(result.x), result.fun, result.fun_eps), True
         else:
             center = host(flat(result.x))
             half = restarts.half_width(fresh_starts, scale)

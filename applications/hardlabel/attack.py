@@ -30,6 +30,7 @@ from .config import (
     explains_misplaced_keywords,
     limit_blas,
     seeds_for,
+    start_for,
 )
 from .criterion import Criterion, as_criterion
 from .distance import Distance, as_distance
@@ -192,7 +193,7 @@ def attack(
     criterion, distance = as_criterion(criterion, target), as_distance(norm, distance)
     solver = default_solver(distance) if solver is None else solver
     x, lo, hi = check_inputs(x0, budget, solver, bounds)
-    cfg = AttackConfig.of(start=default_start(distance) if start is None else start, race=race,
+    cfg = AttackConfig.of(start=start_for(default_start(distance) if start is None else start, distance), race=race,
                           boundary_search=boundary_search, runs=runs, polish=polish, verify=verify,
                           model_options=model_options)
     options = check_solver_options(solver_options, solver)

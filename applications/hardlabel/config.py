@@ -12,7 +12,7 @@ import difflib
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -32,10 +32,10 @@ from .inputs import as_batch
 from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Verify, field_names
 
 __all__ = [
-    "CHEAP_START", "DEFAULT_LINF_SOLVER", "DEFAULT_SOLVER", "LINF_START", "N_INITIAL_DIRECTIONS", "REFERENCE_START",
-    "SETTINGS", "AttackConfig",
+    "CHEAP_START", "DEFAULT_LINF_SOLVER", "DEFAULT_SOLVER", "LINF_START", "LINF_START_PRECISION",
+    "N_INITIAL_DIRECTIONS", "REFERENCE_START", "SETTINGS", "AttackConfig",
     "attack_keywords", "attack_solvers", "boundary_context", "check_inputs", "check_solver_options", "default_solver",
-    "default_start",
+    "default_start", "start_for",
     "explains_misplaced_keywords",
     "initial_precision", "limit_blas", "misplaced_keywords", "numpy_blas_paths", "seeds_for",
 ]
@@ -51,9 +51,11 @@ N_INITIAL_DIRECTIONS = 100
 
 #: The L∞ attack's start: one random direction. A random ray meets an L∞ boundary near the box's corner, whichever
 #: direction it takes, so more directions buy little, and the sign search explores the cube's vertices itself
-#: from its first rounds (the whole vector flipped, then halves). Its distance is searched to the sign search's
-#: own relative precision at its first round, no finer: the first comparisons are that coarse.
-LINF_START = Start(n_initial=1, relative_precision=SIGN_FLIPS_RELATIVE_EPS)
+#: from its first rounds (the whole vector flipped, then halves).
+LINF_START = Start(n_initial=1)
+#: An L∞ start's distance is searched to the sign search's own relative precision at its first round, no finer: its
+#: first comparisons are that coarse (:func:`start_for`).
+LINF_START_PRECISION = SIGN_FLIPS_RELATIVE_EPS
 
 
 def default_solver(norm: Any) -> str:
@@ -66,6 +68,14 @@ def default_start(norm: Any) -> Start:
     """The start an attack in ``norm`` takes when none is given: :data:`LINF_START` for L∞, ``Start()``
     otherwise."""
     return LINF_START if as_distance(norm) == LINF else Start()
+
+
+def start_for(start: Start, norm: Any) -> Start:
+    """``start`` with its relative precision, where it leaves it to the distance, filled in for ``norm``:
+    :data:`LINF_START_PRECISION` in L∞, 0 (the attack's ε alone) otherwise."""
+    if start.relative_precision is not None:
+        return start
+    return replace(start, relative_precision=LINF_START_PRECISION if as_distance(norm) == LINF else 0.0)
 
 
 @dataclass(frozen=True)

@@ -99,10 +99,10 @@ class Start:
     target_pool : tuple of array_like, optional
         A dataset ``(x, y)`` from which examples of each target class are drawn; for an untargeted attack the
         fallback of an input whose random directions all keep its label.
-    relative_precision : float
+    relative_precision : float, optional
         The winner's distance is searched to the attack's ε, or to this share of itself where that is coarser
         (0: to ε). A solver that compares values relatively needs no more of the start than its own first
-        precision.
+        precision. ``None``: the distance's default (:func:`~.config.start_for`: a tenth in L∞, 0 in L2).
     """
 
     n_initial: int = 30
@@ -111,12 +111,13 @@ class Start:
     n_uniform: int = 0
     target_examples: ArrayLike | None = None
     target_pool: tuple[ArrayLike, ArrayLike] | None = None
-    relative_precision: float = 0.0
+    relative_precision: float | None = None
 
     def __post_init__(self) -> None:
         n = self.n_initial
         r = self.relative_precision
-        _need(_is_real(r) and 0 <= r < 1, self, f"relative_precision must be in [0, 1), got {r!r}")
+        _need(r is None or (_is_real(r) and 0 <= r < 1), self,
+              f"relative_precision must be None or in [0, 1), got {r!r}")
         _need(_is_int(n) and n > 0, self, f"n_initial must be a positive integer, got {n!r}")
         _non_negative(self, "n_uniform")
         names = sampler_names()
@@ -129,7 +130,7 @@ class Start:
 
     def precision_of(self, value: float, eps: float) -> float:
         """The precision a start's winner of distance ``value`` was searched to, with the attack's ``eps``."""
-        return max(eps, self.relative_precision * value) if self.relative_precision else eps
+        return max(eps, self.relative_precision * value) if self.relative_precision else eps  # None: as 0
 
     def check_targets(self, tgt: NDArray[np.int64] | None, input_shape: tuple[int, ...]) -> None:
         """Raise ``ValueError`` for examples of the wrong shape, or a target class without any (before any query)."""
