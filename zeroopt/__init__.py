@@ -139,6 +139,7 @@ from .stepping import StepResult, armijo_step, fixed_step, opt_line_search, semi
 from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 from .trust_region import GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
+from .global_phase import GlobalPhase
 from .whole_budget import Restarts, restarts_ran
 
 __version__ = "0.1.0"
@@ -188,5 +189,5 @@ __all__ = [
     # solvers from outside zeroopt: a module that registers them, by name, path, ZEROOPT_PLUGINS or entry point
     "PluginError", "load_plugin",
     # the whole budget: minimize restarts a run that stopped early until the budget is spent (zeroopt.whole_budget)
-    "Restarts", "restarts_ran",
+    "GlobalPhase", "Restarts", "restarts_ran",
 ]

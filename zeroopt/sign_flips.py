@@ -44,7 +44,7 @@ from .requests import Compare, Comparison, Evaluate, Evaluation, Request, Respon
 from .stages import FixedProbes, Iteration
 
 __all__ = ["BLOCK_LAYOUTS", "RELATIVE_EPS", "BelowIncumbent", "BelowLoweredIncumbent", "BlockFlips", "TakeBest",
-           "block_order", "sign_flips", "signs_of"]
+           "block_order", "onto_the_cube", "sign_flips", "signs_of"]
 
 BlockLayout = Literal["memory", "tiles", "channel-tiles"]
 #: How blocks of coordinates are formed: contiguous ranges of the flat vector (RayS's), square tiles of an image
@@ -60,8 +60,9 @@ RELATIVE_EPS = 0.1
 POSITION = "flip_position"
 #: ... the length of every coordinate of an iterate (‖x0‖/√d: the start's length kept) ...
 SCALE = "flip_scale"
-#: ... whether the start's own signs are still to be offered ...
+#: ... whether the start's own signs are still to be offered, and whether this iteration's first candidate is them ...
 OFFER = "flip_offer"
+OFFERED = "flip_offered"
 #: ... and the share of the coordinates the next block holds (the next iteration's β).
 NEXT_SHARE = "flip_next_share"
 
@@ -113,7 +114,8 @@ class BlockFlips:
     fall in 2^ℓ blocks of ⌈d/2^ℓ⌉; the blocks of a level are flipped in turn, then the next level's. Once blocks
     are single coordinates the last level repeats (RayS's schedule), or with ``revisit`` the schedule starts
     again from level ``revisit`` (its blocks of d/2^revisit). A start that is not a sign vector is offered its own
-    signs, unflipped, first.
+    signs, unflipped, first: the search moves onto the cube there even where they are not below the start
+    (:func:`onto_the_cube`), since every later candidate is a flip of the iterate's signs.
     """
 
     layout: BlockLayout = "tiles"  # as sign_flips builds it (without an image shape: memory order)
@@ -154,7 +156,7 @@ class BlockFlips:
         probes = np.array(candidates) * it.memory.get(SCALE, 1.0)
         share = len(self.blocks(d, position, 1)[0][0]) / d
         return replace(it, probes=like(probes, it.state.x), scale=1.0,
-                       memory={**it.memory, POSITION: position, OFFER: False, NEXT_SHARE: share})
+                       memory={**it.memory, POSITION: position, OFFER: False, OFFERED: offer, NEXT_SHARE: share})
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,24 @@ class BelowIncumbent:
                                best_x=points[best] if found else None,
                                best_f=float(values[best]) if found else math.inf,
                                best_eps=float(eps[best]) if found else 0.0)
-        return replace(it, estimate=est, direction=zero)
+        return replace(it, estimate=(yield from onto_the_cube(it, est)), direction=zero)
+
+
+def onto_the_cube(it: Iteration, est: GradientEstimate) -> Generator[Request, Response, GradientEstimate]:
+    """``est``, or where this iteration offered the start's own signs and no candidate passed, those signs with
+    their value searched out (no cap): the iterate moves onto the cube there (:class:`TakeBest`), also above the
+    start's value, since every later candidate flips the iterate's signs; the start stays the best point seen.
+
+    A start off the cube (a targeted attack's direction towards a target image) can lie below every vertex near
+    it, and a search that only takes candidates below it would then never move."""
+    if not it.memory.get(OFFERED) or est.best_x is not None or it.probes is None or not len(it.probes):
+        return est
+    resp = yield Evaluate(points=it.probes[:1], eps=it.eps, hints=np.full(1, float(it.state.fx)), cap=None)
+    assert isinstance(resp, Evaluation)
+    value, eps = float(np.asarray(resp.values)[0]), float(np.asarray(resp.eps)[0])
+    if not math.isfinite(value):  # no boundary along its own signs: the search stays where it is
+        return est
+    return replace(est, used=est.used + 1, best_x=it.probes[0], best_f=value, best_eps=eps)
 
 
 #: The memory key of :class:`BelowLoweredIncumbent`'s gain factor κ (the target is the value f less ``κ·β·|f|``).
@@ -241,13 +260,15 @@ class BelowLoweredIncumbent:
         zero = like(np.zeros(host(s.x).size), s.x)
         est = GradientEstimate(g=zero, eps=0.0, used=len(below), best_x=points[passed] if passed >= 0 else None,
                                best_f=value if passed >= 0 else math.inf, best_eps=value_eps if passed >= 0 else 0.0)
-        return replace(it, estimate=est, direction=zero, memory={**it.memory, GAIN: kappa})
+        return replace(it, estimate=(yield from onto_the_cube(it, est)), direction=zero,
+                       memory={**it.memory, GAIN: kappa})
 
 
 @dataclass(frozen=True)
 class TakeBest:
-    """Stage ``step``: the best candidate below the incumbent becomes the iterate; otherwise the iterate stays.
-    The next iteration's β is the share of the coordinates its block holds (what the sampler noted; else β)."""
+    """Stage ``step``: the best candidate below the incumbent becomes the iterate (or the start's own signs where
+    :func:`onto_the_cube` searched them out); otherwise the iterate stays. The next iteration's β is the share of
+    the coordinates its block holds (what the sampler noted; else β)."""
 
     stage: ClassVar[str] = "step"
 
@@ -257,7 +278,8 @@ class TakeBest:
     def update(self, it: Iteration) -> Iteration:
         s, est = it.state, it.estimate
         beta = float(it.memory.get(NEXT_SHARE, s.beta))
-        if est is not None and est.best_x is not None and est.best_f < s.fx:
+        onto_cube = bool(it.memory.get(OFFERED)) and est is not None and math.isfinite(est.best_f)
+        if est is not None and est.best_x is not None and (est.best_f < s.fx or onto_cube):
             move = Move(est.best_x, est.best_f, est.best_eps, 1.0, s.step, beta, memory=it.memory)
         else:
             move = Move(s.x, s.fx, s.fx_eps, 0.0, s.step, beta, memory=it.memory)

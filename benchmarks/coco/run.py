@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dfo.peers import ONE_RUN, ZEROOPT_VARIANTS, Counted, available, run
+from ..dfo.peers import ONE_RUN, ZEROOPT_VARIANTS, BudgetSpent, Counted, available, run
 from ..dfo.run import named_seed
 
 #: The suites the adapter runs, each with the COCO function numbers it holds.
@@ -35,6 +35,9 @@ OBSERVER = "bbob"
 #: The budget in evaluations per dimension (COCO's usual "budget multiplier").
 BUDGET_MULTIPLIER = 200
 #: What runs by default: zeroopt's best harness entries and the default solver, beside the peers.
+#: A zeroopt entry's name with this suffix restarts with a global phase between its runs
+#: (``minimize(restarts=zeroopt.Restarts(global_phase=zeroopt.GlobalPhase()))``, zeroopt.global_phase).
+GLOBAL = "/global"
 DEFAULT_SOLVERS = ("coordinate+qn", "trust-region", "rgf", "pycma", "ng-NGOpt", "COBYQA", "Py-BOBYQA", "Powell")
 
 
@@ -99,7 +102,7 @@ def run_plan(plan: Plan, root: Path, *, force: bool = False, log: Any = sys.stde
     """
     import cocoex  # (coco-experiment: the optional extra "coco")
 
-    missing = [s for s in plan.solvers if not available(s)]
+    missing = [s for s in plan.solvers if not available(s.removesuffix(GLOBAL))]
     if missing:
         raise SystemExit(f"not installed: the libraries of {missing} (pip install -e '.[dfo]')")
     exdata = root / "exdata"
@@ -116,7 +119,8 @@ def run_plan(plan: Plan, root: Path, *, force: bool = False, log: Any = sys.stde
             observer = cocoex.Observer(OBSERVER, f"result_folder: {folder_name(plan.suite, solver)} "
                                                  f"algorithm_name: {solver}")
             suite = cocoex.Suite(plan.suite, "", plan.options())
-            drawn = ZEROOPT_VARIANTS.get(solver.removesuffix(ONE_RUN), (solver.removesuffix(ONE_RUN),))[0]
+            base = solver.removesuffix(ONE_RUN).removesuffix(GLOBAL)
+            drawn = ZEROOPT_VARIANTS.get(base, (base,))[0]
             for problem in suite:
                 problem.observe_with(observer)
                 records.append(_one(problem, solver, plan, named_seed(plan.seed, problem.id, drawn), noisy))
@@ -135,12 +139,26 @@ def _one(problem: Any, solver: str, plan: Plan, seed: int, noisy: bool) -> dict[
     d = int(problem.dimension)
     f = Counted(problem, plan.budget_multiplier * d, plan.seconds)
     t0 = time.perf_counter()
-    ending = run(solver, f, np.array(problem.initial_solution, dtype=float), seed, noisy)
+    x0 = np.array(problem.initial_solution, dtype=float)
+    ending = _global(solver, f, x0, seed) if solver.endswith(GLOBAL) else run(solver, f, x0, seed, noisy)
     return {"problem": problem.id, "function": int(problem.id_function), "dim": d,
             "instance": int(problem.id_instance), "solver": solver, "evaluations": f.calls,
             "budget": f.budget, "best": float(problem.best_observed_fvalue1),
             "final_target_hit": bool(problem.final_target_hit), "seconds": round(time.perf_counter() - t0, 3),
             "ending": "time limit" if f.timed_out else ending}
+
+
+def _global(solver: str, f: Counted, x0: np.ndarray, seed: int) -> str:
+    """A zeroopt entry run as ``minimize`` runs it, with global phases between its restarts; how it ended."""
+    import zeroopt
+
+    name, options = ZEROOPT_VARIANTS.get(solver.removesuffix(GLOBAL), (solver.removesuffix(GLOBAL), {}))
+    policy = zeroopt.Restarts(global_phase=zeroopt.GlobalPhase())
+    try:
+        zeroopt.minimize(f, x0, solver=name, budget=f.budget, seed=seed, restarts=policy, **options)
+    except BudgetSpent as spent:
+        return "time limit" if str(spent) == "time" else "budget"
+    return "stopped"
 
 
 def parse_numbers(text: str) -> tuple[int, ...]:
@@ -167,4 +185,4 @@ def solvers_known(solvers: Sequence[str]) -> list[str]:
     """The names of ``solvers`` that neither the harness nor zeroopt's registry knows."""
     from ..dfo.peers import PEERS, is_zeroopt
 
-    return [s for s in solvers if s not in PEERS and not is_zeroopt(s)]
+    return [s for s in solvers if s not in PEERS and not is_zeroopt(s.removesuffix(GLOBAL))]

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.pages import command_line, write_page
-from benchmarks.studies.linf_peers import PEERS, CappedLabels, Exhausted, rays_dir
+from benchmarks.studies.linf_peers import PEERS, TARGETED, CappedLabels, Exhausted, rays_dir
 
 #: The peers' view and runners live in :mod:`benchmarks.studies.linf_peers`; the view is named here as well.
 __all__ = ["DEFAULT_EPS", "CappedLabels", "Exhausted", "build_parser", "eps_for", "main", "measure",
@@ -72,7 +72,9 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
     Parameters
     ----------
     experiment : str
-        A suite experiment (its first ``n`` inputs are attacked, untargeted).
+        A suite experiment (its first ``n`` inputs are attacked; a targeted one's start from its target-class
+        pool: ours searches the pool with ``Start(target_pool=...)``, each peer starts from its first image, as
+        the suite runs them, and only the peers in :data:`~benchmarks.studies.linf_peers.TARGETED` run).
     n : int
         The number of inputs.
     budgets : list of int
@@ -92,24 +94,33 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
     """
     import torch
 
-    from applications.hardlabel import attack
+    from applications.hardlabel import Start, attack
     from benchmarks.experiments import Plan, build
 
     torch.set_num_threads(1)
     exp = build(experiment, Plan(n_ours=n, n_peers=n, budgets=tuple(budgets)), seed=0, torch_device="cpu")
     b = exp.batch(list(range(min(n, len(exp.x)))))
     lo, hi = float(np.min(b.bounds[0])), float(np.max(b.bounds[1]))
+    targets = None if b.target is None else [int(t) for t in b.target]
+
+    def aims(i: int) -> dict[str, Any]:
+        """Ours' target and start for input ``i`` (none untargeted)."""
+        if targets is None:
+            return {}
+        pool = b.starts[i]
+        return {"target": b.target[i:i + 1], "start": Start(target_pool=(pool, np.full(len(pool), targets[i])))}
+
     rows = []
     for budget in budgets:
         t0 = time.perf_counter()
         # One input per call, as the peers run: no input borrows another's directions (attack()'s fallback).
         results = [attack(exp.label_fn, b.x0[i:i + 1], b.y0[i:i + 1], budget=budget, seed=seed, norm=np.inf,
-                          n_classes=b.n_classes, bounds=(lo, hi)) for i in range(len(b.x0))]
+                          n_classes=b.n_classes, bounds=(lo, hi), **aims(i)) for i in range(len(b.x0))]
         res = results[0]
         x_adv = np.concatenate([r.x_adv for r in results])
         success = np.concatenate([r.success for r in results])
         labels = np.asarray(exp.label_fn(x_adv))
-        ok = success & (labels != b.y0)
+        ok = success & ((labels != b.y0) if targets is None else (labels == b.target))
         linf = np.abs(x_adv.astype(np.float64) - b.x0.astype(np.float64)).reshape(len(b.x0), -1).max(axis=1)
         values = np.where(ok, linf, np.inf)
         rows.append({"experiment": experiment, "budget": budget, "key": "ours", "eps": eps,
@@ -117,9 +128,12 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
                      "queries_to_eps": [_first_query_within(r.trace[0], eps) for r in results],
                      "seconds": time.perf_counter() - t0})
     for key in peers if peers is not None else list(PEERS):
+        if targets is not None and key not in TARGETED:
+            continue
         label, run = PEERS[key]
         t0 = time.perf_counter()
-        runs = [run(exp.label_fn, b.x0[i], int(b.y0[i]), max(budgets), b.n_classes, (lo, hi), seed)
+        runs = [run(exp.label_fn, b.x0[i], int(b.y0[i]), max(budgets), b.n_classes, (lo, hi), seed,
+                    None if targets is None else targets[i], None if targets is None else b.starts[i][0])
                 for i in range(len(b.x0))]
         seconds = time.perf_counter() - t0
         for budget in budgets:
@@ -268,6 +282,9 @@ def main(argv: list[str] | None = None) -> None:
     budgets = [int(v) for v in a.budgets.split(",")]
     experiments = a.experiments.split(",")
     eps = {e: eps_for(e, a.eps) for e in experiments}
+    if len({e.endswith("-targeted") for e in experiments}) > 1:
+        p.error("targeted and untargeted experiments have different peers (RayS is untargeted): give each its "
+                "own --out page")
     missing = [e for e, v in eps.items() if v is None]
     if missing:
         p.error(f"no --eps for {', '.join(missing)} (give --eps prefix=value)")

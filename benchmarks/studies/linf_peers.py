@@ -2,8 +2,10 @@
 
 Each runs on one input through :class:`CappedLabels`, the hard-label view that counts every sample as one query,
 stops the run at the budget (:class:`Exhausted`) and keeps the best L∞ adversarial among the queried points per
-query count. RayS (Chen & Gu, KDD 2020) is its reference code ``RayS_Single.py``, loaded at run time from
-``<shared>/peers/RayS`` (``$ZEROOPT_SHARED`` or ``../shared``), never copied here.
+query count. Targeted runs (a ``target`` class and a ``start`` image of it) are HopSkipJump's, ART's and foolbox's,
+started from that image as the suite starts them; RayS's search is untargeted (:data:`TARGETED`). RayS (Chen & Gu,
+KDD 2020) is its reference code ``RayS_Single.py``, loaded at run time from ``<shared>/peers/RayS``
+(``$ZEROOPT_SHARED`` or ``../shared``), never copied here.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["PEERS", "CappedLabels", "Exhausted", "PeerRun", "rays_dir", "run_art_hsj", "run_rays"]
+__all__ = ["PEERS", "TARGETED", "CappedLabels", "Exhausted", "PeerRun", "rays_dir", "run_art_hsj",
+           "run_foolbox_hsj", "run_rays"]
 
 
 class Exhausted(Exception):
@@ -27,11 +30,12 @@ class Exhausted(Exception):
 
 
 class CappedLabels:
-    """One input's hard-label view for a peer: counts samples, keeps the best L∞ adversarial per query count."""
+    """One input's hard-label view for a peer: counts samples, keeps the best L∞ adversarial per query count
+    (adversarial: any label but ``y0``, or ``target`` where one is given)."""
 
     def __init__(self, labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int,
-                 budget: int, n_classes: int) -> None:
-        self.labels, self.x0, self.y0 = labels, x0.astype(np.float64), y0
+                 budget: int, n_classes: int, target: int | None = None) -> None:
+        self.labels, self.x0, self.y0, self.target = labels, x0.astype(np.float64), y0, target
         self.budget, self.n_classes = budget, n_classes
         self.spent, self.best, self.trace = 0, np.inf, [(0, np.inf)]
 
@@ -41,7 +45,7 @@ class CappedLabels:
         lab = np.asarray(self.labels(x[:take])) if take else np.empty(0, dtype=np.int64)
         for k in range(take):
             self.spent += 1
-            if lab[k] != self.y0:
+            if (lab[k] != self.y0) if self.target is None else (lab[k] == self.target):
                 d = float(np.abs(x[k].astype(np.float64) - self.x0).max())
                 if d < self.best:
                     self.best = d
@@ -59,36 +63,44 @@ class CappedLabels:
         return next((q for q, d in self.trace if d <= eps), None)
 
 
+#: A peer's run: ``(labels, x0, y0, budget, n_classes, bounds, seed, target, start)``, ``target`` and ``start``
+#: (an image of the target class) ``None`` for an untargeted run.
 PeerRun = Callable[[Callable[[NDArray[Any]], NDArray[np.int64]], NDArray[Any], int, int, int,
-                    tuple[float, float], int], CappedLabels]
+                    tuple[float, float], int, int | None, NDArray[Any] | None], CappedLabels]
 
 
 def run_art_hsj(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int, budget: int,
-                n_classes: int, bounds: tuple[float, float], seed: int) -> CappedLabels:
-    """ART's HopSkipJump (L∞, library defaults but the iteration cap) on one input, stopped at ``budget``."""
+                n_classes: int, bounds: tuple[float, float], seed: int, target: int | None = None,
+                start: NDArray[Any] | None = None) -> CappedLabels:
+    """ART's HopSkipJump (L∞, library defaults but the iteration cap) on one input, stopped at ``budget``;
+    targeted from ``start`` where a ``target`` is given."""
     from art.attacks.evasion import HopSkipJump
     from art.estimators.classification import BlackBoxClassifier
 
-    capped = CappedLabels(labels, x0, y0, budget, n_classes)
+    capped = CappedLabels(labels, x0, y0, budget, n_classes, target)
     clf = BlackBoxClassifier(predict_fn=capped, input_shape=tuple(x0.shape), nb_classes=n_classes,
                              clip_values=bounds)
     np.random.seed(seed)  # noqa: NPY002 - ART draws its starts from numpy's global generator
-    hsj = HopSkipJump(clf, norm=np.inf, max_iter=budget, verbose=False)
+    hsj = HopSkipJump(clf, targeted=target is not None, norm=np.inf, max_iter=budget, verbose=False)
+    aim = {"y": np.eye(n_classes)[[y0]]} if target is None else {
+        "y": np.eye(n_classes)[[target]], "x_adv_init": np.asarray(start, dtype=np.float32)[None]}
     try:
-        hsj.generate(x0[None].astype(np.float32), y=np.eye(n_classes)[[y0]])
+        hsj.generate(x0[None].astype(np.float32), **aim)
     except Exhausted:
         pass
     return capped
 
 
 def run_foolbox_hsj(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int, budget: int,
-                    n_classes: int, bounds: tuple[float, float], seed: int) -> CappedLabels:
+                    n_classes: int, bounds: tuple[float, float], seed: int, target: int | None = None,
+                    start: NDArray[Any] | None = None) -> CappedLabels:
     """foolbox 3's HopSkipJumpAttack (``constraint="linf"``, library defaults but the step cap) on one input,
-    stopped at ``budget``; its default start (blended uniform noise) is counted too."""
+    stopped at ``budget``; its default start (blended uniform noise) is counted too. Targeted from ``start``
+    where a ``target`` is given."""
     import foolbox as fb
     import torch
 
-    capped = CappedLabels(labels, x0, y0, budget, n_classes)
+    capped = CappedLabels(labels, x0, y0, budget, n_classes, target)
 
     class HardLabels(torch.nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -98,9 +110,12 @@ def run_foolbox_hsj(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDA
     torch.manual_seed(seed)
     model = fb.PyTorchModel(HardLabels().eval(), bounds=tuple(float(b) for b in bounds), device="cpu")
     attack = fb.attacks.HopSkipJumpAttack(steps=budget, constraint="linf")
+    criterion = (fb.criteria.Misclassification(torch.tensor([y0])) if target is None
+                 else fb.criteria.TargetedMisclassification(torch.tensor([target])))
+    aim = {} if start is None or target is None else {
+        "starting_points": torch.as_tensor(np.asarray(start, dtype=np.float32)[None])}
     try:
-        attack.run(model, torch.as_tensor(x0[None].astype(np.float32)), fb.criteria.Misclassification(
-            torch.tensor([y0])))
+        attack.run(model, torch.as_tensor(x0[None].astype(np.float32)), criterion, **aim)
     except Exhausted:
         pass
     return capped
@@ -114,7 +129,8 @@ def rays_dir() -> Path:
 
 
 def run_rays(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[Any], y0: int, budget: int,
-             n_classes: int, bounds: tuple[float, float], seed: int) -> CappedLabels:
+             n_classes: int, bounds: tuple[float, float], seed: int, target: int | None = None,
+             start: NDArray[Any] | None = None) -> CappedLabels:
     """RayS's reference code (L∞, ``early_stopping=False``) on one input, stopped at ``budget``.
 
     Parameters
@@ -134,6 +150,8 @@ def run_rays(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[An
         The input box; RayS clamps its points to it (its code's default is [0, 1]).
     seed : int
         Seeds numpy's and torch's global generators before the run.
+    target, start : None
+        Untargeted only: a ``target`` is refused.
 
     Returns
     -------
@@ -142,6 +160,8 @@ def run_rays(labels: Callable[[NDArray[Any]], NDArray[np.int64]], x0: NDArray[An
     """
     import torch
 
+    if target is not None:
+        raise ValueError("RayS's search is untargeted: leave it out of targeted experiments (TARGETED)")
     folder = rays_dir()
     if not (folder / "RayS_Single.py").exists():
         raise FileNotFoundError(f"RayS's reference code is not at {folder}; set ZEROOPT_SHARED")
@@ -181,3 +201,5 @@ PEERS: dict[str, tuple[str, PeerRun]] = {
     "hsj": ("ART HopSkipJump (norm=inf)", run_art_hsj),
     "fb-hsj": ("foolbox HopSkipJump (constraint=linf)", run_foolbox_hsj),
 }
+#: The peers that run targeted experiments (RayS's search has no target class to aim at).
+TARGETED: tuple[str, ...] = ("hsj", "fb-hsj")
