@@ -74,6 +74,24 @@ def test_the_start_is_offered_its_own_signs_once() -> None:
     assert np.allclose(asked[-2], -0.3 * np.ones(4))
 
 
+@pytest.mark.parametrize("accept", ["margin", "search"])
+def test_a_start_below_every_vertex_still_moves_onto_the_cube_and_finds_the_best_vertex(accept: str) -> None:
+    # f is lowest at the start x0 (off the cube) and, among vertices, at the signs of -v: a search that took only
+    # candidates below its incumbent would never leave x0, and its flips of x0's signs would rarely meet -v's.
+    rng = np.random.default_rng(3)
+    x0, v = 0.1 * rng.standard_normal(12), rng.standard_normal(12)
+    scale = np.linalg.norm(x0) / np.sqrt(len(v))
+    asked: list[np.ndarray] = []
+
+    def f(x: np.ndarray) -> float:
+        asked.append(np.array(x))
+        return -5.0 if np.allclose(x, x0) else 10.0 + float(signs_of(x) @ v)
+
+    res = zeroopt.minimize(f, x0, solver="sign-flips", budget=150, seed=0, accept=accept, restarts=False)
+    assert res.fun == -5.0 and np.allclose(res.x, x0)  # the best point seen is still the start
+    assert any(np.allclose(a, scale * signs_of(-v)) for a in asked)  # the flips went on from the cube
+
+
 def test_the_precision_follows_the_blocks_share_and_the_recipe_checks() -> None:
     betas, values = [], []
 

@@ -185,21 +185,26 @@ class BelowIncumbent:
                                best_x=points[best] if found else None,
                                best_f=float(values[best]) if found else math.inf,
                                best_eps=float(eps[best]) if found else 0.0)
-        return replace(it, estimate=(yield from onto_the_cube(it, est)), direction=zero)
+        return replace(it, estimate=(yield from onto_the_cube(it, est, float(values[0]), float(eps[0]))),
+                       direction=zero)
 
 
-def onto_the_cube(it: Iteration, est: GradientEstimate) -> Generator[Request, Response, GradientEstimate]:
-    """``est``, or where this iteration offered the start's own signs and no candidate passed, those signs with
-    their value searched out (no cap): the iterate moves onto the cube there (:class:`TakeBest`), also above the
-    start's value, since every later candidate flips the iterate's signs; the start stays the best point seen.
+def onto_the_cube(it: Iteration, est: GradientEstimate, known: float = math.inf,
+                  known_eps: float = 0.0) -> Generator[Request, Response, GradientEstimate]:
+    """``est``, or where this iteration offered the start's own signs and no candidate passed, those signs at
+    their value — ``known`` where the oracle already said it (finite), else searched out with no cap: the iterate
+    moves onto the cube there (:class:`TakeBest`), also above the start's value, since every later candidate
+    flips the iterate's signs; the start stays the best point seen.
 
     A start off the cube (a targeted attack's direction towards a target image) can lie below every vertex near
     it, and a search that only takes candidates below it would then never move."""
     if not it.memory.get(OFFERED) or est.best_x is not None or it.probes is None or not len(it.probes):
         return est
-    resp = yield Evaluate(points=it.probes[:1], eps=it.eps, hints=np.full(1, float(it.state.fx)), cap=None)
-    assert isinstance(resp, Evaluation)
-    value, eps = float(np.asarray(resp.values)[0]), float(np.asarray(resp.eps)[0])
+    value, eps = known, known_eps
+    if not math.isfinite(value):
+        resp = yield Evaluate(points=it.probes[:1], eps=it.eps, hints=np.full(1, float(it.state.fx)), cap=None)
+        assert isinstance(resp, Evaluation)
+        value, eps = float(np.asarray(resp.values)[0]), float(np.asarray(resp.eps)[0])
     if not math.isfinite(value):  # no boundary along its own signs: the search stays where it is
         return est
     return replace(est, used=est.used + 1, best_x=it.probes[0], best_f=value, best_eps=eps)
@@ -260,7 +265,9 @@ class BelowLoweredIncumbent:
         zero = like(np.zeros(host(s.x).size), s.x)
         est = GradientEstimate(g=zero, eps=0.0, used=len(below), best_x=points[passed] if passed >= 0 else None,
                                best_f=value if passed >= 0 else math.inf, best_eps=value_eps if passed >= 0 else 0.0)
-        return replace(it, estimate=(yield from onto_the_cube(it, est)), direction=zero,
+        first = (math.inf, 0.0) if resp.values is None else (
+            float(np.asarray(resp.values)[0]), 0.0 if resp.eps is None else float(np.asarray(resp.eps)[0]))
+        return replace(it, estimate=(yield from onto_the_cube(it, est, *first)), direction=zero,
                        memory={**it.memory, GAIN: kappa})
 
 
