@@ -253,8 +253,13 @@ def spend_budget(
         left = None if max_iter is None else max_iter - sum(r.iterations for r in runs)
         if global_next:
             d = int(np.size(host(start[0])))
-            run = es_run(start[0], start[1], restarts.phase_sigma(fresh_starts, scale),
-                         phase.population_for(d, fresh_starts), run_rng, left, continued,
+            # The population doubles with each phase but never past what lets the phase run d generations, the
+            # time its step size takes to adapt, on the budget left.
+            lam = phase.population_for(d, fresh_starts)
+            room = remaining() / d
+            if math.isfinite(room):
+                lam = max(min(lam, int(room)), min(lam, phase.population_for(d, 0)), 2)
+            run = es_run(start[0], start[1], restarts.phase_sigma(fresh_starts, scale), lam, run_rng, left, continued,
                          floor=phase.handover * restarts.half_width(0, scale))
             fresh_starts += 1
         else:
