@@ -229,11 +229,13 @@ def initial_search(
     return best
 
 
-def start_search(run: AttackRun, candidates: dict[int, NDArray[np.float64]]) -> dict[int, tuple[NDArray[np.float64],
-                                                                                                float]]:
-    """:func:`initial_search` of ``candidates`` with the run's start: its selection and its precision."""
+def start_search(
+    run: AttackRun, candidates: dict[int, NDArray[np.float64]],
+) -> dict[int, tuple[NDArray[np.float64], float]]:
+    """:func:`initial_search` of ``candidates`` with the run's start: its selection and its precision (a relative
+    precision left to the distance and never filled in: none)."""
     start = run.config.start
-    return initial_search(run.group, candidates, run.eps, start.initial_selection, start.relative_precision)
+    return initial_search(run.group, candidates, run.eps, start.initial_selection, start.relative_precision or 0.0)
 
 
 def already_adversarial(group: BoundaryOracleGroup) -> list[int]:
