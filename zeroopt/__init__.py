@@ -61,6 +61,7 @@ from .estimators import (
     shrunk_centered_sign_of_difference,
     sign_of_difference,
 )
+from .global_phase import GlobalPhase
 from .history_subspace import HistorySubspaceProbes
 from .mixture import MixtureDirections, multi_scale_directions
 from .momentum import AdaptiveMomentum, DirectionRule
@@ -139,7 +140,6 @@ from .stepping import StepResult, armijo_step, fixed_step, opt_line_search, semi
 from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 from .subspace import LowFrequencyDirections, WideningLowFrequency
 from .trust_region import GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
-from .global_phase import GlobalPhase
 from .whole_budget import Restarts, restarts_ran
 
 __version__ = "0.1.0"

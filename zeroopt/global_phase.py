@@ -164,7 +164,14 @@ def es_run(
         y = (z * scales) @ basis.T
         try:
             answer = yield Evaluate(like(mean + sigma * y, template))
-        except Abort as abort:  # something else failed: what the phase found is its partial result
+        except Abort as abort:  # something else failed: what the phase found, the answered part too, is its result
+            if isinstance(abort.response, Evaluation):
+                queries = int(abort.response.queries)
+                got = np.asarray(host(abort.response.values), dtype=float)
+                if got.size and np.min(got) < best_f:
+                    i = int(np.argmin(got))
+                    best_f, best_x = float(got[i]), mean + sigma * y[i]
+                    best_eps = float(np.asarray(host(abort.response.eps), dtype=float)[i])
             return result(abort.status)
         if not isinstance(answer, Evaluation):
             raise TypeError(f"a global phase asks for values; the oracle answered {type(answer).__name__}")

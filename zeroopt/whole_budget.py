@@ -76,7 +76,7 @@ class Restarts:
         ``fresh_share · growth**k · max(‖x0‖∞, 1)``; past ``widest_share`` the half-width starts over.
     global_phase
         Where a fresh start would be drawn, run this CMA-ES phase (:class:`~zeroopt.GlobalPhase`) from the best
-        point instead, and start the solver from the phase's best point (``None``: fresh starts).
+        point instead, and start the solver from the phase's best point (``None``, the default: fresh starts).
 
     Examples
     --------
@@ -112,11 +112,20 @@ class Restarts:
             levels += math.floor(round(math.log(self.widest_share / self.fresh_share) / math.log(self.growth), 9))
         return self.fresh_share * self.growth ** (k % levels) * scale
 
-    def phase_sigma(self, k: int, scale: float) -> float:
-        """The first step size of the ``k``-th global phase (from 0): the global phase's ``sigma_share`` of the
-        scale, growing by ``growth`` each phase up to ``widest_share`` (where it stays: the ES adapts it)."""
+    def phase_level(self, k: int) -> int:
+        """The level of the ``k``-th global phase (from 0): phases widen their first step size by ``growth`` and
+        multiply their population by the phase's own growth, level by level, and start over past ``widest_share``
+        (so neither grows without bound on a budget too large to spend)."""
         share = self.global_phase.sigma_share if self.global_phase is not None else 1.0
-        return min(share * self.growth ** k, self.widest_share) * scale
+        levels = 1
+        if self.growth > 1 and self.widest_share > share:
+            levels += math.floor(round(math.log(self.widest_share / share) / math.log(self.growth), 9))
+        return k % levels
+
+    def phase_sigma(self, k: int, scale: float) -> float:
+        """The first step size of the ``k``-th global phase: ``sigma_share · growth**level`` of the scale."""
+        share = self.global_phase.sigma_share if self.global_phase is not None else 1.0
+        return min(share * self.growth ** self.phase_level(k), max(self.widest_share, share)) * scale
 
 
 def as_restarts(restarts: object) -> Restarts | None:
@@ -247,15 +256,16 @@ def spend_budget(
     start: tuple[Any, float | None, float] = (x0, None, 0.0)
     run_rng, fresh_starts, stale = rng, 0, 0
     phase = restarts.global_phase if restarts is not None else None
-    global_next = False  # whether the next run is a global phase (else the solver)
+    global_next = was_global = False  # whether the next run is a global phase (else the solver); the last one
     while True:
-        before = min((r.fun for r in runs), default=math.inf)
+        if not was_global:  # a phase and the solver's run from its best point are one restart, judged together
+            before = min((r.fun for r in runs), default=math.inf)
         left = None if max_iter is None else max_iter - sum(r.iterations for r in runs)
         if global_next:
             d = int(np.size(host(start[0])))
             # The population doubles with each phase but never past what lets the phase run d generations, the
             # time its step size takes to adapt, on the budget left.
-            lam = phase.population_for(d, fresh_starts)
+            lam = phase.population_for(d, restarts.phase_level(fresh_starts))
             room = remaining() / d
             if math.isfinite(room):
                 lam = max(min(lam, int(room)), min(lam, phase.population_for(d, 0)), 2)
@@ -271,7 +281,8 @@ def spend_budget(
         result = _combine(runs)
         continued.offset, continued.best = result.iterations, result.fun
         paid = relative_gain(before, last.fun) >= (math.inf if restarts is None else restarts.paying_gain)
-        stale = 0 if paid else stale + 1
+        if not was_global:
+            stale = 0 if paid else stale + 1
         if (restarts is None or last.status not in _EARLY or remaining() <= 0 or spent <= 0
                 or (restarts.max_restarts is not None and len(runs) > restarts.max_restarts)
                 or (restarts.max_stale is not None and stale >= restarts.max_stale)
