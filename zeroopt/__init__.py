@@ -37,7 +37,8 @@ The modules, by what they do (the stages of an iteration in the order they run, 
   :mod:`~zeroopt.descent`, :mod:`~zeroopt.registry`, :mod:`~zeroopt.plugins`, :mod:`~zeroopt.describe`,
   :mod:`~zeroopt.catalogue`;
 * running — :mod:`~zeroopt.driver`, :mod:`~zeroopt.ask_tell`, :mod:`~zeroopt.restarts`, :mod:`~zeroopt.racing`,
-  :mod:`~zeroopt.pruning`, :mod:`~zeroopt.callbacks`, :mod:`~zeroopt.records`, :mod:`~zeroopt.whole_budget`;
+  :mod:`~zeroopt.pruning`, :mod:`~zeroopt.callbacks`, :mod:`~zeroopt.records`, :mod:`~zeroopt.whole_budget`,
+  :mod:`~zeroopt.global_phase`;
 * failures and checks — :mod:`~zeroopt.errors`, :mod:`~zeroopt.faults`, :mod:`~zeroopt.checks`;
 * arrays — :mod:`~zeroopt.arrays`, :mod:`~zeroopt.rowwise`.
 """
@@ -188,6 +189,7 @@ __all__ = [
     "GeometryProbes", "ModelEstimate", "ModelProbes", "ModelStep", "RadiusFloor", "TrustStep",
     # solvers from outside zeroopt: a module that registers them, by name, path, ZEROOPT_PLUGINS or entry point
     "PluginError", "load_plugin",
-    # the whole budget: minimize restarts a run that stopped early until the budget is spent (zeroopt.whole_budget)
+    # the whole budget: minimize restarts a run that stopped early until the budget is spent (zeroopt.whole_budget),
+    # with a CMA-ES phase between runs where asked (zeroopt.global_phase)
     "GlobalPhase", "Restarts", "restarts_ran",
 ]
