@@ -153,7 +153,7 @@ def _global(solver: str, f: Counted, x0: np.ndarray, seed: int) -> str:
     import zeroopt
 
     name, options = ZEROOPT_VARIANTS.get(solver.removesuffix(GLOBAL), (solver.removesuffix(GLOBAL), {}))
-    policy = zeroopt.Restarts(global_phase=zeroopt.GlobalPhase())  # (the default; kept explicit)
+    policy = zeroopt.Restarts(global_phase=zeroopt.GlobalPhase())
     try:
         zeroopt.minimize(f, x0, solver=name, budget=f.budget, seed=seed, restarts=policy, **options)
     except BudgetSpent as spent:
