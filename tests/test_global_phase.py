@@ -51,3 +51,39 @@ def test_a_phase_meets_inf_without_ending_the_call() -> None:
     policy = zeroopt.Restarts(global_phase=GlobalPhase(sigma_share=3.0))
     res = zeroopt.minimize(walled, np.zeros(5), solver="coordinate", budget=2000, seed=1, restarts=policy)
     assert res.queries == 2000 and np.isfinite(res.fun)
+
+
+def test_the_coco_adapter_runs_an_entry_with_the_global_phase(tmp_path) -> None:  # noqa: ANN001
+    from benchmarks.coco.run import Plan, solvers_known
+
+    assert solvers_known(["coordinate+qn/global", "rgf/global"]) == []
+    pytest.importorskip("cocoex")
+    from benchmarks.coco.run import run_plan
+
+    records = run_plan(Plan("bbob", (2,), (1,), (17,), ("coordinate+qn/global",), budget_multiplier=200), tmp_path)
+    assert [r["evaluations"] for r in records] == [400] and records[0]["ending"] == "stopped"
+
+
+def test_a_failure_inside_a_phase_carries_every_answered_query() -> None:
+    calls = {"n": 0}
+
+    def failing(x: np.ndarray) -> float:
+        calls["n"] += 1
+        if calls["n"] == 700:  # (the failing call counts, as every call the objective answered or not)
+            raise RuntimeError("the simulator crashed")
+        return _rastrigin(x)
+
+    policy = zeroopt.Restarts(global_phase=GlobalPhase())
+    with pytest.raises(RuntimeError) as err:
+        zeroopt.minimize(failing, np.zeros(4), solver="coordinate", budget=5000, seed=0, restarts=policy)
+    part = err.value.partial_result
+    assert part.solver == "coordinate" and np.isnan(part.history[-1].grad_norm_estimate)  # (ended in a phase)
+    assert part.status is zeroopt.Status.ERROR and part.queries == 700
+    assert part.fun == pytest.approx(_rastrigin(part.x))
+
+
+def test_a_budget_too_large_to_spend_still_ends_with_phases() -> None:
+    policy = zeroopt.Restarts(global_phase=GlobalPhase())
+    res = zeroopt.minimize(lambda x: float(x @ x), np.ones(5), solver="coordinate", budget=10**18, seed=0,
+                           restarts=policy)
+    assert res.queries < 10**5 and res.fun < 1e-12 and policy.phase_level(4) == 0  # levels 1, 2, 4, 8 of σ0

@@ -187,7 +187,9 @@ def _combine(runs: Sequence[OptimizeResult]) -> OptimizeResult:
     if len(runs) == 1:
         return last
     top = min(runs, key=lambda r: r.fun)  # the first among equals: a restart from it that gained nothing ties
-    return replace(last, x=top.x, fun=top.fun, fun_eps=top.fun_eps, queries=max(r.queries for r in runs),
+    # The call's solver is the first run's: a global phase between runs (zeroopt.global_phase) names itself.
+    return replace(last, x=top.x, fun=top.fun, fun_eps=top.fun_eps, solver=runs[0].solver,
+                   queries=max(r.queries for r in runs),
                    iterations=sum(r.iterations for r in runs), history=[h for r in runs for h in r.history],
                    flags=[*last.flags, f"{FLAG}{len(runs) - 1}"], message=OptimizeResult.message_for(last.status))
 
