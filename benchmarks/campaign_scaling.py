@@ -26,7 +26,7 @@ import torch
 from applications.campaign import Campaign, LocalExecutor, ResultsDB, run_campaign
 from applications.campaign.db import KEY
 from benchmarks.pages import write_page
-from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
+from zeroopt.recipes.plugins import add_plugin_argument, load_plugin_arguments
 
 OUT = Path(__file__).resolve().parent / "results" / "campaigns"
 

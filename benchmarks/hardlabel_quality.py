@@ -31,7 +31,7 @@ from applications.hardlabel import attack, attack_keywords
 from applications.models import load_mnist_cw_bn
 from benchmarks.pages import write_page
 from benchmarks.store import FileStore
-from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
+from zeroopt.recipes.plugins import add_plugin_argument, load_plugin_arguments
 
 OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
 DB: Path | None = None  # results database (None: the user's default one)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.pages import write_page
-from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
+from zeroopt.recipes.plugins import add_plugin_argument, load_plugin_arguments
 
 OUT = Path(__file__).resolve().parent / "results" / "hardlabel"
 

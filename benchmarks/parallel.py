@@ -35,7 +35,7 @@ from applications.campaign.executors import make_executor
 from benchmarks import sizing
 from benchmarks.store import RunStore
 from benchmarks.suite_options import RESULTS
-from zeroopt.plugins import add_plugin_argument, load_plugin_arguments, plugin_key
+from zeroopt.recipes.plugins import add_plugin_argument, load_plugin_arguments, plugin_key
 
 
 @dataclass(frozen=True)

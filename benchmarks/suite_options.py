@@ -18,7 +18,7 @@ from benchmarks.experiments import NAMES, Plan
 from benchmarks.headline import PLANNED_PEERS  # run on request, once per budget (--max-budget B, a tag each)
 from theory.arguments import option_problem
 from zeroopt import list_solvers
-from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
+from zeroopt.recipes.plugins import add_plugin_argument, load_plugin_arguments
 
 __all__ = ["PARTS", "PEERS", "RESULTS", "experiment_names", "options_for", "parse_args", "plan_for"]
 

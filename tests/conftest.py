@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import Phase, settings
 
-from zeroopt import plugins, registry
+from zeroopt.recipes import plugins, registry
 
 # For benchmarks.studies.mutation_check: a planted bug makes property tests fail, and shrinking (and explaining) a
 # failure re-runs whole studies many times over; the first failing example is all a mutation run needs.

@@ -171,17 +171,37 @@ def test_no_import_circle(package: str) -> None:
 def test_zeroopt_base_and_constants_are_leaves() -> None:
     graph = import_graph("zeroopt")
     # base may use the request types and the published constants; nothing else of zeroopt
-    assert graph["zeroopt.base"] <= {"zeroopt.requests", "zeroopt.constants"}
-    assert graph["zeroopt.constants"] == set() and graph["zeroopt.requests"] == set()
+    assert graph["zeroopt.core.base"] <= {"zeroopt.oracles.requests", "zeroopt.core.constants"}
+    assert graph["zeroopt.core.constants"] == set() and graph["zeroopt.oracles.requests"] == set()
 
 
 def test_zeroopt_docstring_maps_every_module() -> None:
-    # The package docstring groups zeroopt's modules by stage and role; a module it does not name is ungrouped.
+    # The package docstring groups zeroopt's subpackages and their modules by stage and role; a module or
+    # subpackage it does not name is ungrouped.
     import zeroopt
 
-    named = set(re.findall(r":mod:`~zeroopt\.(\w+)`", zeroopt.__doc__ or ""))
-    modules = {p.stem for p in (ROOT / "zeroopt").glob("*.py") if p.stem != "__init__"}
-    assert named == modules, f"not in the map: {sorted(modules - named)}; no such module: {sorted(named - modules)}"
+    named = set(re.findall(r":mod:`~zeroopt\.([\w.]+)`", zeroopt.__doc__ or ""))
+    found = {_module_name(p).removeprefix("zeroopt.") for p in _modules("zeroopt") if p.parent != ROOT / "zeroopt"}
+    assert named == found, f"not in the map: {sorted(found - named)}; no such module: {sorted(named - found)}"
+
+
+def test_every_zeroopt_module_sits_in_a_subpackage_that_imports_nothing() -> None:
+    # One import path per module, zeroopt.<subpackage>.<module>: no module beside zeroopt/__init__.py, no deeper
+    # nesting, and a subpackage's __init__ (its docstring only) re-exports nothing; zeroopt exports the public names.
+    zeroopt_dir = ROOT / "zeroopt"
+    loose = [p.name for p in zeroopt_dir.glob("*.py") if p.name != "__init__.py"]
+    deep = [str(p.relative_to(zeroopt_dir)) for p in _modules("zeroopt") if len(p.relative_to(zeroopt_dir).parts) > 2]
+    packages = sorted(p for p in zeroopt_dir.iterdir() if p.is_dir() and p.name != "__pycache__")
+    missing = [p.name for p in packages if not (p / "__init__.py").is_file()]
+    importing = [p.name for p in packages if (p / "__init__.py").is_file() and imported_modules(p / "__init__.py")]
+    assert not (loose or deep or missing or importing), (loose, deep, missing, importing)
+
+
+def test_zeroopt_core_needs_only_itself_and_the_request_types() -> None:
+    graph = import_graph("zeroopt")
+    outside = {f"{name} imports {target}" for name, targets in graph.items() if name.startswith("zeroopt.core.")
+               for target in targets if not target.startswith("zeroopt.core.") and target != "zeroopt.oracles.requests"}
+    assert not outside, "\n".join(sorted(outside))
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:

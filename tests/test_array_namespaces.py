@@ -1,6 +1,6 @@
 """Every built-in solver runs on torch tensors as on numpy arrays: the same queries, the same values to float tolerance.
 
-A run computes in the namespace of its starting point (:mod:`zeroopt.arrays`): the objective gets tensors, the
+A run computes in the namespace of its starting point (:mod:`zeroopt.core.arrays`): the objective gets tensors, the
 result is a tensor, and since the draws come from the same ``numpy.random.Generator`` on the host, a seed makes
 the same run in both. Only the order of floating-point sums may differ (torch's matrix products against numpy's),
 so values agree to a relative 1e-9 rather than to the bit, on problems whose runs do not hang on a tie.
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.arrays import host, like, namespace, norm, rows
-from zeroopt.rowwise import row_norms
+from zeroopt.core.arrays import host, like, namespace, norm, rows
+from zeroopt.core.rowwise import row_norms
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("array_api_compat")

@@ -1,4 +1,4 @@
-"""zeroopt.ask_tell: the same runs as minimize, hard budgets, and clear errors for a wrong tell."""
+"""zeroopt.running.ask_tell: the same runs as minimize, hard budgets, and clear errors for a wrong tell."""
 
 from __future__ import annotations
 
@@ -132,5 +132,5 @@ def test_docstring_example_runs() -> None:
     import doctest
     import importlib
 
-    result = doctest.testmod(importlib.import_module("zeroopt.ask_tell"))
+    result = doctest.testmod(importlib.import_module("zeroopt.running.ask_tell"))
     assert result.attempted > 0 and result.failed == 0

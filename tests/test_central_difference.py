@@ -1,4 +1,4 @@
-"""Central differences (zeroopt.estimators.central_difference, option differences="central" of rgf and
+"""Central differences (zeroopt.estimate.estimators.central_difference, option differences="central" of rgf and
 coordinate) and the switch to them once the noise widens β (zeroopt.AdaptiveDifferences, differences="adaptive"):
 exact on a quadratic at every radius, what they report, when the switch happens, lower true values under noise."""
 
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.estimators import central_difference, forward_difference
-from zeroopt.noise import CENTRAL_NOISE_CEILING_RATIO, NOISE_CEILING_RATIO, RadiusAboveNoise
-from zeroopt.oracle import Evaluate, Evaluation
-from zeroopt.problems import rotated_quadratic
+from zeroopt.estimate.estimators import central_difference, forward_difference
+from zeroopt.oracles.oracle import Evaluate, Evaluation
+from zeroopt.oracles.problems import rotated_quadratic
+from zeroopt.step.noise import CENTRAL_NOISE_CEILING_RATIO, NOISE_CEILING_RATIO, RadiusAboveNoise
 
 
 def _answer(estimator, f, x, directions, beta, scale, eps_of=lambda v: 0.0):
@@ -61,7 +61,7 @@ def test_it_reports_pair_differences_their_precision_and_drops_a_pair_with_an_in
 def test_the_option_puts_the_estimator_in_the_chain(solver: str) -> None:
     ctx = zeroopt.SolverContext(dim=3)
     chain = zeroopt.make_solver(solver, ctx, differences="central")
-    # The estimate part runs inside the estimate of an unstated noise (zeroopt.unstated_noise): its ``inner``.
+    # The estimate part runs inside the estimate of an unstated noise (zeroopt.estimate.unstated_noise): its ``inner``.
     assert chain.parts_at("estimate")[0].inner.estimator is central_difference
     assert zeroopt.make_solver(solver, ctx).parts_at("estimate")[0].inner.estimator is forward_difference
     assert "<- differences" in zeroopt.get_solver(solver).describe(ctx, differences="central")

@@ -54,7 +54,7 @@ def test_with_part_replaces_a_stage_s_part_inserts_a_missing_one_and_asks_when_s
 
 def test_what_a_part_starts_with_is_in_the_state_and_what_it_keeps_goes_on() -> None:
     @dataclass(frozen=True)
-    class Counts(zeroopt.stages.AmendsMove):
+    class Counts(zeroopt.core.stages.AmendsMove):
         def init(self, x0: np.ndarray) -> dict:
             return {"counted": 0}
 

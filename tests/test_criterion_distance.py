@@ -35,7 +35,7 @@ from applications.hardlabel import (
 from applications.hardlabel.attack import descend
 from applications.hardlabel.initial import fresh_initial_search, initial_directions
 from applications.hardlabel.run import solver_for
-from zeroopt.arrays import namespace
+from zeroopt.core.arrays import namespace
 
 W = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.5]])
 X = np.array([[0.7, 0.2, 0.1, 0.3], [0.6, 0.1, 0.3, 0.2]])

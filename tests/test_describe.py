@@ -6,8 +6,8 @@ import pytest
 
 import zeroopt
 from applications.hardlabel.config import boundary_context
-from zeroopt.describe import describe_part
-from zeroopt.stages import wrapped
+from zeroopt.core.describe import describe_part
+from zeroopt.core.stages import wrapped
 
 
 @pytest.mark.parametrize("name", sorted(zeroopt.list_solvers()))

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.base import SolverState
-from zeroopt.estimators import GradientEstimate
-from zeroopt.oracle import Comparison
+from zeroopt.core.base import SolverState
+from zeroopt.estimate.estimators import GradientEstimate
+from zeroopt.oracles.oracle import Comparison
 
 
 def _run(estimator, u: np.ndarray, below_of, beta: float = 0.1) -> GradientEstimate:  # type: ignore[no-untyped-def]

@@ -12,8 +12,9 @@ import pytest
 import zeroopt
 
 #: Every zeroopt module whose docstrings hold an example, found rather than listed.
-ZEROOPT_EXAMPLES = sorted(f"zeroopt.{m.name}" for m in pkgutil.iter_modules(zeroopt.__path__)
-                          if ">>>" in (Path(zeroopt.__path__[0]) / f"{m.name}.py").read_text())
+ZEROOPT_EXAMPLES = sorted(m.name for m in pkgutil.walk_packages(zeroopt.__path__, "zeroopt.") if not m.ispkg
+                          and ">>>" in (Path(zeroopt.__path__[0], *m.name.split(".")[1:]).with_suffix(".py")
+                                        .read_text()))
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from scipy.fft import dctn
 import zeroopt
 from applications.hardlabel import Start, attack
 from applications.hardlabel.tournament import tournament
-from zeroopt.samplers import make_sampler, sampler_names
+from zeroopt.sample.samplers import make_sampler, sampler_names
 
 SHAPE = (1, 12, 12)
 CONTEXT = zeroopt.SolverContext(dim=144, shape=SHAPE)
@@ -259,12 +259,12 @@ def test_relative_precision_follows_the_value_and_only_sign_growing_asks_for_it(
     assert rel(0.001, 0.05) == pytest.approx(0.001 / 500 * 0.05)
     assert rel(0.001, -2.0) == pytest.approx(0.001 / 500 * 2.0)
     assert rel(0.001) == rel(0.001, np.inf) == pytest.approx(0.001 / 500)  # no value known yet: scale 1
-    assert rel(0.001, 0.0) == zeroopt.precision.MIN_RELATIVE_EPS  # never ε = 0, which no search reaches
+    assert rel(0.001, 0.0) == zeroopt.sample.precision.MIN_RELATIVE_EPS  # never ε = 0, which no search reaches
     sphere = zeroopt.SolverContext(dim=64, unit_sphere=True, adjustable_precision=True)
     growing = zeroopt.make_solver("sign-growing", sphere)
     # sign-growing asks for β/100 of the value (coarser than the reference code's β/500)
     assert growing.requested_eps(0.001, 0.05) == pytest.approx(0.001 / 100 * 0.05)
-    assert zeroopt.registry.recipe_defaults(zeroopt.sign_growing_on_radius)["eps_per_beta"] == 1 / 100
+    assert zeroopt.recipes.registry.recipe_defaults(zeroopt.sign_growing_on_radius)["eps_per_beta"] == 1 / 100
     for paper_like in ("sign", "rgf"):  # the paper's solvers keep the reference code's absolute β/500
         built = zeroopt.make_solver(paper_like, sphere)
         assert built.requested_eps(0.001, 0.05) == pytest.approx(0.001 / 500)
@@ -282,7 +282,7 @@ def test_relative_precision_follows_the_value_and_only_sign_growing_asks_for_it(
 def test_each_iteration_asks_for_a_precision_at_the_iterate_s_own_value() -> None:
     seen: list[tuple[float, float]] = []
 
-    class Recording(zeroopt.stages.SetsPrecision):
+    class Recording(zeroopt.core.stages.SetsPrecision):
         def __call__(self, beta: float, value: float = float("nan")) -> float:
             seen.append((beta, value))
             return 1e-9
@@ -319,7 +319,7 @@ def test_a_bracket_from_a_coarse_answer_is_refined_not_searched_afresh() -> None
 
 def test_coarse_line_search_candidates_keep_the_point_and_its_precision_for_fewer_queries() -> None:
     """The OPT line search with candidates evaluated to 64 ε: the same step, the kept value refined to ε."""
-    from zeroopt.stepping import opt_line_search
+    from zeroopt.step.stepping import opt_line_search
 
     d, eps = 8, 1e-7
     w = np.full(d, 0.2)

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.estimators import forward_difference
-from zeroopt.oracle import CallableOracle, Compare, Evaluate, Evaluation, Oracle
-from zeroopt.samplers import GaussianDirections, SphereDirections
+from zeroopt.estimate.estimators import forward_difference
+from zeroopt.oracles.oracle import CallableOracle, Compare, Evaluate, Evaluation, Oracle
+from zeroopt.sample.samplers import GaussianDirections, SphereDirections
 
 FAST = settings(max_examples=15, deadline=None, derandomize=True)
 
@@ -117,7 +117,7 @@ def test_ledger_refuses_overdraft() -> None:
 
 
 def test_tolerance_monitor_flags_coarse_oracles() -> None:
-    from zeroopt.problems import log_norm
+    from zeroopt.oracles.problems import log_norm
 
     prob = log_norm(10).with_noise("uniform", 1e-2, seed=0)
     mon = zeroopt.ToleranceMonitor(delta=0.1, warn=False)
@@ -192,4 +192,4 @@ def test_iterations_that_cost_nothing_end_the_run() -> None:
         oracle, np.ones(3), solver="rgf-fixed", budget=100, seed=0, step=0.1, beta=0.01, max_iter=1000
     )
     assert res.status == zeroopt.Status.NO_PROGRESS and res.fun == 1.0 and res.queries == 0
-    assert len(res.history) == zeroopt.driver.FREE_ITERATION_LIMIT
+    assert len(res.history) == zeroopt.running.driver.FREE_ITERATION_LIMIT

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.global_phase import GlobalPhase, default_population
+from zeroopt.running.global_phase import GlobalPhase, default_population
 
 
 def _rastrigin(x: np.ndarray) -> float:

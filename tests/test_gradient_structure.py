@@ -64,7 +64,7 @@ def test_a_prior_on_the_gradients_band_raises_the_cosine() -> None:
 def traced():
     gs._register_traced()
     yield gs.TRACED
-    zeroopt.registry._REGISTRY.pop(gs.TRACED, None)  # other tests see the registry as the package leaves it
+    zeroopt.recipes.registry._REGISTRY.pop(gs.TRACED, None)  # other tests see the registry as the package leaves it
     gs._SINK.clear()
 
 

@@ -1,4 +1,4 @@
-"""The history prior (zeroopt.prior): its noise measurement is right, its filter averages a steady gradient's
+"""The history prior (zeroopt.direction.prior): its noise measurement is right, its filter averages a steady gradient's
 estimates by their precision, and it lets go of the past once the gradient turns."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 
 import zeroopt
 from zeroopt import GradientEstimate, GradientFilter, HistoryPrior, SolverState
-from zeroopt.prior import noise_energy
-from zeroopt.step_bound import BoundedStep
+from zeroopt.direction.prior import noise_energy
+from zeroopt.direction.step_bound import BoundedStep
 
 
 def _sign_probes(rng: np.random.Generator, n: np.ndarray, q: int, flip: float = 0.0):  # type: ignore[no-untyped-def]
@@ -90,7 +90,7 @@ def test_the_options_compose_prior_and_momentum() -> None:
     prior = zeroopt.make_solver("sign-growing", ctx, history_prior=True).parts_at("direction")
     assert [type(p) for p in prior] == [HistoryPrior]
     both = zeroopt.make_solver("rgf", ctx, history_prior=True, momentum=1.0).parts_at("direction")
-    # (last, the step bound shortens what the two make: zeroopt.step_bound)
+    # (last, the step bound shortens what the two make: zeroopt.direction.step_bound)
     assert [type(r) for r in both] == [HistoryPrior, zeroopt.AdaptiveMomentum, BoundedStep]
     assert zeroopt.make_solver("sign", ctx).parts_at("direction") == ()
     with pytest.raises(TypeError, match="history_prior"):

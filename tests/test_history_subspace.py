@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.history_subspace import MEMORY_KEY, HistorySubspaceProbes
-from zeroopt.orthogonal import orthonormal_rows
+from zeroopt.sample.history_subspace import MEMORY_KEY, HistorySubspaceProbes
+from zeroopt.sample.orthogonal import orthonormal_rows
 
 
 def _memory(part: HistorySubspaceProbes, estimates: list[np.ndarray]) -> dict:

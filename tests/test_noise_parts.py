@@ -1,4 +1,4 @@
-"""The noise-aware radius (zeroopt.noise.RadiusAboveNoise, option beta_above_noise): a no-op on exact oracles, a
+"""The noise-aware radius (zeroopt.step.noise.RadiusAboveNoise, option beta_above_noise): a no-op on exact oracles, a
 wider β where the probes' differences drown in the stated noise, and lower true values under noise."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.base import GradientEstimate, Move, SolverState
-from zeroopt.noise import NOISE_CEILING_RATIO, RadiusAboveNoise
-from zeroopt.problems import rotated_quadratic
-from zeroopt.radius_step import STEP_RADIUS_RATIO
+from zeroopt.core.base import GradientEstimate, Move, SolverState
+from zeroopt.oracles.problems import rotated_quadratic
+from zeroopt.step.noise import NOISE_CEILING_RATIO, RadiusAboveNoise
+from zeroopt.step.radius_step import STEP_RADIUS_RATIO
 
 QUAD = rotated_quadratic(20, mu=0.01, L=1.0, seed=0)
 GAP = QUAD(QUAD.x0) - QUAD.f_star
@@ -136,7 +136,8 @@ def test_the_option_puts_the_rule_after_the_stall_rule() -> None:
     solver = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=3), beta_above_noise=True)
     names = [type(b).__name__ for b in solver.parts]
     assert names.index("RadiusAboveNoise") == names.index("StallRule") + 1
-    # Without the option, the rule weighs only a noise estimated where the oracle states none (zeroopt.unstated_noise).
+    # Without the option, the rule weighs only a noise estimated where the oracle states none
+    # (zeroopt.estimate.unstated_noise).
     default = zeroopt.make_solver("rgf", zeroopt.SolverContext(dim=3)).find(RadiusAboveNoise)
     assert default is not None and default.only_estimated
 

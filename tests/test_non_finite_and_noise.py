@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.problems import rotated_quadratic
-from zeroopt.step_bound import STEP_BOUND
+from zeroopt.direction.step_bound import STEP_BOUND
+from zeroopt.oracles.problems import rotated_quadratic
 
 #: Every registered solver that searches ℝᵈ (a plain objective's space); the search over sign vectors (sign-flips,
 #: the L∞ attack's) has points only at the vertices of a cube and is not run on these objectives.

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.samplers import make_sampler
+from zeroopt.sample.samplers import make_sampler
 
 
 @settings(max_examples=40, deadline=None)
@@ -78,7 +78,7 @@ def test_sign_growing_probes_orthogonally_on_the_unit_sphere_only() -> None:
     assert isinstance(zeroopt.make_solver("sign", sphere).find(zeroopt.Sample).sampler, zeroopt.SphereDirections)
     q = built.probes(built.init(np.ones(40), 1.0, 0.0, np.random.default_rng(0)))
     u = built.find(zeroopt.Sample).sampler.sample(np.random.default_rng(0), q, 40, 0)
-    q_start = zeroopt.registry.recipe_defaults(zeroopt.sign_growing_on_radius)["q_start"]
+    q_start = zeroopt.recipes.registry.recipe_defaults(zeroopt.sign_growing_on_radius)["q_start"]
     assert len(u) == q_start and np.allclose(u @ u.T, np.eye(len(u)))
 
 

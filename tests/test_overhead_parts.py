@@ -6,9 +6,9 @@ import numpy as np
 
 import zeroopt
 from applications.hardlabel.ray import Ray
-from zeroopt.orthogonal import ORTHOGONAL_MIN_RATIO, OrthogonalDirections, orthonormal_rows
-from zeroopt.rowwise import row_norms
-from zeroopt.shaping import IterateShapedProbes
+from zeroopt.core.rowwise import row_norms
+from zeroopt.sample.orthogonal import ORTHOGONAL_MIN_RATIO, OrthogonalDirections, orthonormal_rows
+from zeroopt.sample.shaping import IterateShapedProbes
 
 
 def test_row_norms_equal_numpy_norms_to_the_bit() -> None:
@@ -36,7 +36,7 @@ def test_nearly_orthogonal_orthonormalises_only_while_q_over_d_reaches_the_ratio
     d = 4000
     small, large = int(ORTHOGONAL_MIN_RATIO * d) - 1, int(ORTHOGONAL_MIN_RATIO * d)
     below = orthonormal_rows(np.random.default_rng(2), small, d, min_ratio=ORTHOGONAL_MIN_RATIO)
-    sphere = zeroopt.samplers.SphereDirections().sample(np.random.default_rng(2), small, d, 0)
+    sphere = zeroopt.sample.samplers.SphereDirections().sample(np.random.default_rng(2), small, d, 0)
     assert np.array_equal(below, sphere)  # independent unit rows, as the sphere sampler draws them
     above = orthonormal_rows(np.random.default_rng(2), large, d, min_ratio=ORTHOGONAL_MIN_RATIO)
     assert np.array_equal(above, orthonormal_rows(np.random.default_rng(2), large, d))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import zeroopt
-from zeroopt.problems import rotated_quadratic
+from zeroopt.oracles.problems import rotated_quadratic
 
 
 def test_probe_schedule_sets_q_per_iteration() -> None:

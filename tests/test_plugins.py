@@ -1,5 +1,5 @@
-"""Solvers from outside zeroopt (:mod:`zeroopt.plugins`): by module, path, ``ZEROOPT_PLUGINS`` and entry points, the
-errors, and the SPSA example plugin reached from every command line and from the processes they start.
+"""Solvers from outside zeroopt (:mod:`zeroopt.recipes.plugins`): by module, path, ``ZEROOPT_PLUGINS`` and entry
+points, the errors, and the SPSA example plugin reached from every command line and from the processes they start.
 
 The loader's own tests run in this process, each on a copy of the registry; the SPSA plugin (which registers a
 sampler too) runs in child processes, on budgets of a few hundred queries.
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt import plugins
+from zeroopt.recipes import plugins
 
 ROOT = Path(__file__).resolve().parents[1]
 SPSA = "docs/examples/spsa_plugin.py"

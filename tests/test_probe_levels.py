@@ -7,7 +7,7 @@ import pytest
 from boundary_oracles import drive_one, linear_group
 
 import zeroopt
-from zeroopt.estimators import probe_levels, shrunk_centered_sign_of_difference, sign_of_difference
+from zeroopt.estimate.estimators import probe_levels, shrunk_centered_sign_of_difference, sign_of_difference
 
 D = 16
 

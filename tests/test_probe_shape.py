@@ -11,9 +11,9 @@ from hypothesis.extra.numpy import arrays
 
 import zeroopt
 from zeroopt import IterateShapedProbes, SolverContext, make_solver, orthonormal_rows
-from zeroopt.registry import recipe_defaults
-from zeroopt.shaping import shape_weights
-from zeroopt.sign_solvers import sign_growing_on_radius
+from zeroopt.recipes.registry import recipe_defaults
+from zeroopt.recipes.sign_solvers import sign_growing_on_radius
+from zeroopt.sample.shaping import shape_weights
 
 GROWING_PROBE_SHAPE = recipe_defaults(sign_growing_on_radius)["probe_shape"]
 

@@ -10,7 +10,7 @@ from hypothesis.extra.numpy import arrays
 
 import zeroopt
 from zeroopt import prune_blocks, prune_run, pruning
-from zeroopt.restarts import POLISH_RESERVE
+from zeroopt.running.restarts import POLISH_RESERVE
 
 DIM = 12
 NEEDED = 3  # the objectives below depend on the first three coordinates only

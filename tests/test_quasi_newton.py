@@ -1,4 +1,4 @@
-"""The quasi-Newton direction (zeroopt.quasi_newton): L-BFGS's inverse curvature from the steps a run took."""
+"""The quasi-Newton direction (zeroopt.direction.quasi_newton): L-BFGS's inverse curvature from the steps a run took."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.quasi_newton import QuasiNewton
+from zeroopt.direction.quasi_newton import QuasiNewton
 
 
 def _inverse_bfgs(pairs: list[tuple[np.ndarray, np.ndarray]], d: int) -> np.ndarray:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import zeroopt
 from zeroopt import GradientEstimate, Move, RadiusFollowsStep
-from zeroopt.radius_step import STEP_RADIUS_RATIO
+from zeroopt.step.radius_step import STEP_RADIUS_RATIO
 
 ESTIMATE = GradientEstimate(g=np.zeros(3), eps=0.0, used=20)
 

@@ -9,16 +9,16 @@ import pytest
 
 import zeroopt
 from zeroopt import SolverContext, sign_growing, sign_growing_on_radius
-from zeroopt.describe import describe_part
-from zeroopt.registry import recipe_defaults
-from zeroopt.stages import wrapped
+from zeroopt.core.describe import describe_part
+from zeroopt.core.stages import wrapped
+from zeroopt.recipes.registry import recipe_defaults
 
 PLAIN = SolverContext(dim=12, shape=(12,))
 SPHERE = SolverContext(dim=12, unit_sphere=True)
 RADIUS = SolverContext(dim=784, shape=(1, 28, 28), unit_sphere=True, radial=True, adjustable_precision=True)
 TREES = SolverContext(dim=30, unit_sphere=True, radial=True, adjustable_precision=True, piecewise_constant=True)
 
-#: sign-growing in each context: the recipe and the arguments written for it in zeroopt/sign_solvers.py.
+#: sign-growing in each context: the recipe and the arguments written for it in zeroopt/recipes/sign_solvers.py.
 SIGN_GROWING = [
     (PLAIN, sign_growing, {}),
     (SolverContext(dim=12, adjustable_precision=True), sign_growing, {"eps_per_beta": 1 / 100}),

@@ -109,7 +109,7 @@ def test_diminishing_returns_log_is_not_shared_between_two_moves_from_one_state(
 
 def test_min_progress_ends_a_crawling_run_early() -> None:
     f = lambda x: float(np.sum(np.abs(x)) ** 0.5)  # noqa: E731  (a cusp: progress slows to a crawl)
-    # One run each: minimize's restarts (zeroopt.whole_budget) would go on from where the rule ends a run.
+    # One run each: minimize's restarts (zeroopt.running.whole_budget) would go on from where the rule ends a run.
     full = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0, min_progress=None,
                             restarts=False)
     early = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0, min_progress=0.05,

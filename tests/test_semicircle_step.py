@@ -7,7 +7,7 @@ import pytest
 from boundary_oracles import drive_one, linear_group
 
 import zeroopt
-from zeroopt.stepping import opt_line_search, semicircle_step
+from zeroopt.step.stepping import opt_line_search, semicircle_step
 
 
 def _start(d: int, w: np.ndarray, tilt: float) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.sign_flips import BlockFlips, block_order, signs_of
+from zeroopt.recipes.sign_flips import BlockFlips, block_order, signs_of
 
 
 def test_blocks_halve_level_by_level_and_single_coordinates_repeat() -> None:
@@ -187,7 +187,7 @@ def test_a_margin_acceptance_takes_a_passing_candidate_at_its_target_for_one_que
     assert np.array_equal(signs_of(res.x), signs_of(w)) and res.fun == pytest.approx(1 / (3 * np.abs(w).sum()))
     with pytest.raises(ValueError, match="accept"):
         zeroopt.sign_flips(8, accept="bisect")  # type: ignore[arg-type]
-    from zeroopt.sign_flips import BelowLoweredIncumbent
+    from zeroopt.recipes.sign_flips import BelowLoweredIncumbent
 
     with pytest.raises(ValueError, match="growth"):
         BelowLoweredIncumbent(growth=1.0)

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.samplers import make_sampler
-from zeroopt.subspace import DEFAULT_FREQUENCY_FRACTION, FULL_BAND_SIDE, band_fraction
+from zeroopt.sample.samplers import make_sampler
+from zeroopt.sample.subspace import DEFAULT_FREQUENCY_FRACTION, FULL_BAND_SIDE, band_fraction
 
 
 def _context(shape: tuple[int, ...] | None) -> zeroopt.SolverContext:

@@ -19,7 +19,7 @@ import pytest
 
 import zeroopt
 from applications.hardlabel import attack_solvers
-from zeroopt.problems import rotated_quadratic
+from zeroopt.oracles.problems import rotated_quadratic
 
 # ------------------------------------------------------------------ solvers written outside the package
 
@@ -165,7 +165,7 @@ def test_same_seed_same_run_bit_for_bit(name: str) -> None:
     other = zeroopt.minimize(prob, prob.x0, solver=name, budget=900, seed=12)
     sampler = zeroopt.make_solver(name, CONTRACT_CONTEXT).parts_at("sample")[0]
     # A solver whose sampler draws nothing (the trust region's geometry probes) is the same run at every seed.
-    assert np.array_equal(other.x, runs[0].x) != getattr(zeroopt.stages.wrapped(sampler), "draws", True)
+    assert np.array_equal(other.x, runs[0].x) != getattr(zeroopt.core.stages.wrapped(sampler), "draws", True)
 
 
 @pytest.mark.parametrize("name", SOLVERS)

@@ -39,8 +39,8 @@ def test_sign_growing_s_wider_probes_see_the_slope_of_a_staircase() -> None:
 def test_a_piecewise_constant_radius_gets_wider_probes_at_the_tangent_level_and_descends_its_stairs() -> None:
     """A hard-label g of a tree ensemble, in the extreme: the distance along θ to a plane, rounded up to stairs
     of 0.01 (the optimum is 1). Where the context says the radius is piecewise constant, sign-growing's probes are
-    wider (0.5 rad: :func:`~zeroopt.sign_solvers.sign_growing_in`) and compared with the tangent plane's level; with the
-    smooth radius's β and level they mostly meet the iterate's own stair and stall far above the optimum."""
+    wider (0.5 rad: :func:`~zeroopt.recipes.sign_solvers.sign_growing_in`) and compared with the tangent plane's level;
+    with the smooth radius's β and level they mostly meet the iterate's own stair and stall far above the optimum."""
     d, stair = 50, 0.01
     normal = np.abs(np.random.default_rng(7).standard_normal(d))
     normal /= np.linalg.norm(normal)

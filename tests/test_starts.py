@@ -20,7 +20,7 @@ from zeroopt import (
     race,
     race_plan,
 )
-from zeroopt.racing import RACE_ITERATIONS, RACE_MIN_SHARE_DIM
+from zeroopt.running.racing import RACE_ITERATIONS, RACE_MIN_SHARE_DIM
 
 
 def test_box_directions_point_to_points_of_the_box_and_lean_to_its_centre() -> None:

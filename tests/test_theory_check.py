@@ -75,7 +75,7 @@ def test_needs_true_gradients_and_an_L1() -> None:
     res = zeroopt.minimize(lambda x: float(x @ x), np.ones(4), solver="rgf", budget=200, seed=0)
     with pytest.raises(ValueError, match="true gradient"):
         gradient_norms(res, 1.0)
-    rosen = zeroopt.problems.rosenbrock(4)
+    rosen = zeroopt.oracles.problems.rosenbrock(4)
     res = zeroopt.minimize(rosen, rosen.x0, solver="rgf", budget=200, seed=0)
     with pytest.raises(ValueError, match="L1"):
         check_run(res, rosen, DELTA)

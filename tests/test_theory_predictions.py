@@ -7,7 +7,7 @@ import pytest
 
 import zeroopt
 from theory.predictions import oracle_noise_floor, smoothing_noise_floor
-from zeroopt.problems import rotated_quadratic
+from zeroopt.oracles.problems import rotated_quadratic
 
 
 def _tail_rms(problem: zeroopt.Problem, beta: float, iters: int, seed: int) -> float:

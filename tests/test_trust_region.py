@@ -10,8 +10,8 @@ from scipy.optimize import minimize as scipy_minimize
 from scipy.optimize import rosen
 
 import zeroopt
-from zeroopt.quadratic_model import ball_minimizer, fit_quadratic, full_quadratic_size, least_covered
-from zeroopt.trust_region import default_points
+from zeroopt.model.quadratic_model import ball_minimizer, fit_quadratic, full_quadratic_size, least_covered
+from zeroopt.model.trust_region import default_points
 
 
 def _quadratic(n: int, seed: int) -> tuple[float, np.ndarray, np.ndarray]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zeroopt
-from zeroopt.whole_budget import Restarts, restarts_ran
+from zeroopt.running.whole_budget import Restarts, restarts_ran
 
 DIM = 4
 
@@ -112,7 +112,7 @@ def test_a_failure_in_a_restart_carries_the_best_of_every_run() -> None:
 
 def test_a_budget_too_large_to_spend_still_ends() -> None:
     res = zeroopt.minimize(ellipsoid, np.ones(DIM), solver="coordinate", budget=10**18, seed=0)
-    assert res.status is zeroopt.Status.CONVERGED and restarts_ran(res) >= zeroopt.whole_budget.STALE_RESTARTS
+    assert res.status is zeroopt.Status.CONVERGED and restarts_ran(res) >= zeroopt.running.whole_budget.STALE_RESTARTS
     assert res.queries < 10**5 and res.fun < 1e-12
 
 

@@ -1,7 +1,7 @@
 """How good is each gradient estimate per query? Cosine to the true gradient and bias, by direction sampler.
 
 On a linear function f(x) = g·x (so every finite difference is exact and only the sampling matters) over an
-array of shape ``(1, side, side)``, each estimator of :mod:`zeroopt.estimators` is run with ``q`` probes
+array of shape ``(1, side, side)``, each estimator of :mod:`zeroopt.estimate.estimators` is run with ``q`` probes
 from each sampler, many times; we report the mean cosine between the estimate and g, and the relative bias
 ‖mean estimate − g‖ / ‖g‖ (forward differences only: signs carry no scale). Two gradients: a *smooth* one
 (low-frequency, as an image model's boundary normal often is) and a *white* one (no structure). A
@@ -32,8 +32,8 @@ import numpy as np
 from scipy.fft import idctn
 
 import zeroopt
-from zeroopt.oracle import Compare, Comparison, Evaluation
-from zeroopt.samplers import make_sampler
+from zeroopt.oracles.oracle import Compare, Comparison, Evaluation
+from zeroopt.sample.samplers import make_sampler
 
 __all__ = ["estimate_quality", "smooth_gradient"]
 

@@ -34,7 +34,8 @@ def gradient_norms(result: OptimizeResult, grad0: float) -> NDArray[np.float64]:
     """
     g = result.history_array("true_grad_norm")
     if np.isnan(g).any():
-        raise ValueError("the run has no true gradient norms; minimize a zeroopt.problems Problem to record them")
+        raise ValueError("the run has no true gradient norms; minimize a zeroopt.oracles.problems Problem to record "
+                         "them")
     return np.concatenate([[float(grad0)], g])
 
 

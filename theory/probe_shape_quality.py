@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from zeroopt import IterateShapedProbes, orthonormal_rows
-from zeroopt.estimators import shrunk_mean_sign
+from zeroopt.estimate.estimators import shrunk_mean_sign
 
 __all__ = ["shaped_cosine"]
 
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
              f"Linear f in d = {a.d}; the iterate uses {used.size} coordinates (|xᵢ| uniform in [0.2, 1]); "
              f"{a.reps} estimates per cell, orthonormal probes, shrunk-baseline signs (`sign-growing`'s estimator); "
              "cells: mean cosine to ∇f. Weight 0 is plain probes; 0.3 is `sign-growing`'s default where the value "
-             "is a radius (`zeroopt.solvers.GROWING_PROBE_SHAPE`). Progress per query goes with the squared "
+             "is a radius (`zeroopt.recipes.solvers.GROWING_PROBE_SHAPE`). Progress per query goes with the squared "
              "cosine.", ""]
     for name in grads:
         lines += [f"## gradient {name}", "", "| probe shape weight | " + " | ".join(f"q={q}" for q in a.q) + " |",

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zeroopt import Problem
-from zeroopt.problems import log_norm, rotated_quadratic
+from zeroopt.oracles.problems import log_norm, rotated_quadratic
 
 __all__ = ["FAMILIES", "Family", "f_gap", "make_problem", "pseudo_huber"]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import zeroopt
-from zeroopt.plugins import load_plugins
+from zeroopt.recipes.plugins import load_plugins
 
 from .analysis import CellSummary, Fit, fit_all, summarize
 from .arguments import folder_problem

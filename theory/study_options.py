@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from zeroopt.plugins import add_plugin_argument
+from zeroopt.recipes.plugins import add_plugin_argument
 
 from .arguments import count, counts, folder_problem, memory_problem, number, numbers, option_problem
 from .runner import StudySpec

@@ -6,54 +6,68 @@ Quick start::
     res = zeroopt.minimize(lambda x: float(x @ x), np.ones(50), solver="rgf", budget=20_000, seed=0)
     print(res.fun, res.queries, res.status)
 
-The pieces: oracles answer requests at a counted cost under a hard budget (:mod:`zeroopt.oracle`);
+The pieces: oracles answer requests at a counted cost under a hard budget (:mod:`zeroopt.oracles`);
 solvers are composed from public parts — a direction sampler, a gradient estimator, a step rule and
-behaviours such as the stall rule (:mod:`zeroopt.parts`, :mod:`zeroopt.descent`) — each built-in one a recipe whose
-signature holds its defaults (:func:`rgf`, :func:`sign_growing`, ...), registered by name with what it runs in
-each problem context (:func:`register_recipe`, :func:`list_solvers`); :func:`minimize`
-runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing oracle calls.
+behaviours such as the stall rule, one subpackage per group of stages — each built-in one a recipe whose
+signature holds its defaults (:func:`rgf`, :func:`sign_growing`, ...; :mod:`zeroopt.recipes`), registered by name
+with what it runs in each problem context (:func:`register_recipe`, :func:`list_solvers`); :func:`minimize`
+runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing oracle calls (:mod:`zeroopt.running`).
+Every public name below is exported here; each module has one import path, ``zeroopt.<subpackage>.<module>``.
 
-The modules, by what they do (the stages of an iteration in the order they run, :data:`STAGES`):
+The subpackages and their modules, by what they do (the stages of an iteration in the order they run,
+:data:`STAGES`):
 
-* the oracle — :mod:`~zeroopt.oracle`, :mod:`~zeroopt.requests`, :mod:`~zeroopt.problems`;
-* the contract — :mod:`~zeroopt.base`, :mod:`~zeroopt.stages`, :mod:`~zeroopt.chain`, :mod:`~zeroopt.constants`;
-* ``flat`` — :mod:`~zeroopt.stages` (:class:`SkipFlat`);
-* ``precision`` — :mod:`~zeroopt.precision`;
-* ``count`` — :mod:`~zeroopt.parts` (probe schedules);
-* ``sample`` — :mod:`~zeroopt.samplers`, :mod:`~zeroopt.orthogonal`, :mod:`~zeroopt.subspace`,
-  :mod:`~zeroopt.mixture`, :mod:`~zeroopt.box`, :mod:`~zeroopt.sign_flips`;
-* ``shape`` — :mod:`~zeroopt.shaping`, :mod:`~zeroopt.history_subspace`;
-* ``estimate`` — :mod:`~zeroopt.estimators`, :mod:`~zeroopt.differences`, :mod:`~zeroopt.unstated_noise` (the
-  noise of answers nobody stated, from repeats at the iterate);
-* ``direction`` — :mod:`~zeroopt.momentum`, :mod:`~zeroopt.prior`, :mod:`~zeroopt.quasi_newton`,
-  :mod:`~zeroopt.step_bound` (steps at the start's scale; β narrowed where probes meet +inf);
-* ``step`` — :mod:`~zeroopt.stepping`;
-* ``amend`` — :mod:`~zeroopt.parts` (best probe, unit sphere), :mod:`~zeroopt.radius`,
-  :mod:`~zeroopt.radius_step`, :mod:`~zeroopt.noise`;
-* ``stop`` — :mod:`~zeroopt.stopping`;
-* a model-based trust region's parts of several stages — :mod:`~zeroopt.trust_region`,
-  :mod:`~zeroopt.quadratic_model`;
-* the recipes and their registry — :mod:`~zeroopt.solvers`, :mod:`~zeroopt.sign_solvers`,
-  :mod:`~zeroopt.descent`, :mod:`~zeroopt.registry`, :mod:`~zeroopt.plugins`, :mod:`~zeroopt.describe`,
-  :mod:`~zeroopt.catalogue`;
-* running — :mod:`~zeroopt.driver`, :mod:`~zeroopt.ask_tell`, :mod:`~zeroopt.restarts`, :mod:`~zeroopt.racing`,
-  :mod:`~zeroopt.pruning`, :mod:`~zeroopt.callbacks`, :mod:`~zeroopt.records`, :mod:`~zeroopt.whole_budget`,
-  :mod:`~zeroopt.global_phase`;
-* failures and checks — :mod:`~zeroopt.errors`, :mod:`~zeroopt.faults`, :mod:`~zeroopt.checks`;
-* arrays — :mod:`~zeroopt.arrays`, :mod:`~zeroopt.rowwise`.
+* :mod:`~zeroopt.oracles`, the oracle — :mod:`~zeroopt.oracles.oracle`, :mod:`~zeroopt.oracles.requests`,
+  :mod:`~zeroopt.oracles.problems`;
+* :mod:`~zeroopt.core`, what every part shares — the contract (:mod:`~zeroopt.core.base`,
+  :mod:`~zeroopt.core.stages`, :mod:`~zeroopt.core.chain`, :mod:`~zeroopt.core.constants`,
+  :mod:`~zeroopt.core.describe`), the ``flat`` stage (:mod:`~zeroopt.core.stages`' :class:`SkipFlat`), failures
+  and checks (:mod:`~zeroopt.core.errors`, :mod:`~zeroopt.core.checks`), arrays (:mod:`~zeroopt.core.arrays`,
+  :mod:`~zeroopt.core.rowwise`);
+* :mod:`~zeroopt.sample`, what an iteration asks — ``precision``: :mod:`~zeroopt.sample.precision`; ``count``:
+  :mod:`~zeroopt.sample.counts`; ``sample``: :mod:`~zeroopt.sample.samplers`, :mod:`~zeroopt.sample.orthogonal`,
+  :mod:`~zeroopt.sample.subspace`, :mod:`~zeroopt.sample.mixture`, :mod:`~zeroopt.sample.box`; ``shape``:
+  :mod:`~zeroopt.sample.shaping`, :mod:`~zeroopt.sample.history_subspace`;
+* :mod:`~zeroopt.estimate`, the ``estimate`` stage — :mod:`~zeroopt.estimate.estimators`,
+  :mod:`~zeroopt.estimate.differences`, :mod:`~zeroopt.estimate.unstated_noise` (the noise of answers nobody
+  stated, from repeats at the iterate);
+* :mod:`~zeroopt.direction`, the ``direction`` stage — :mod:`~zeroopt.direction.momentum`,
+  :mod:`~zeroopt.direction.prior`, :mod:`~zeroopt.direction.quasi_newton`, :mod:`~zeroopt.direction.step_bound`
+  (steps at the start's scale; β narrowed where probes meet +inf);
+* :mod:`~zeroopt.step`, what an iteration does with its direction — ``step``: :mod:`~zeroopt.step.stepping`;
+  ``amend``: :mod:`~zeroopt.step.amends` (best probe, unit sphere), :mod:`~zeroopt.step.radius`,
+  :mod:`~zeroopt.step.radius_step`, :mod:`~zeroopt.step.noise`; ``stop``: :mod:`~zeroopt.step.stopping`;
+* :mod:`~zeroopt.model`, a model-based trust region's parts of several stages —
+  :mod:`~zeroopt.model.trust_region`, :mod:`~zeroopt.model.quadratic_model`;
+* :mod:`~zeroopt.recipes`, the built-in solvers and their registry — :mod:`~zeroopt.recipes.solvers`,
+  :mod:`~zeroopt.recipes.sign_solvers`, :mod:`~zeroopt.recipes.descent`, :mod:`~zeroopt.recipes.sign_flips` (the
+  search over sign vectors: its parts of three stages and its recipe), :mod:`~zeroopt.recipes.registry`,
+  :mod:`~zeroopt.recipes.plugins`, :mod:`~zeroopt.recipes.catalogue`;
+* :mod:`~zeroopt.running`, running solvers — :mod:`~zeroopt.running.driver`, :mod:`~zeroopt.running.ask_tell`,
+  :mod:`~zeroopt.running.restarts`, :mod:`~zeroopt.running.racing`, :mod:`~zeroopt.running.pruning`,
+  :mod:`~zeroopt.running.callbacks`, :mod:`~zeroopt.running.records`, :mod:`~zeroopt.running.whole_budget`,
+  :mod:`~zeroopt.running.global_phase` (a CMA-ES phase between local runs), :mod:`~zeroopt.running.faults`.
 """
 
-from . import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
-from .ask_tell import AskTell, ask_tell
-from .base import Move, SolverState
-from .box import BoxDirections
-from .callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
-from .chain import Chain, chain
-from .descent import check_positive, preset_for, unit_sphere_steps
-from .differences import AdaptiveDifferences
-from .driver import drive, minimize, run_solver
-from .errors import ObjectiveError, PartialResultError, partial_result
-from .estimators import (
+from .core.base import Move, SolverState
+from .core.chain import Chain, chain
+from .core.errors import ObjectiveError, PartialResultError, partial_result
+from .core.stages import (
+    STAGES,
+    Amend,
+    Estimate,
+    FixedProbes,
+    Iteration,
+    Part,
+    Sample,
+    SkipFlat,
+    Step,
+)
+from .direction.momentum import AdaptiveMomentum, DirectionRule
+from .direction.prior import GradientFilter, HistoryPrior
+from .direction.quasi_newton import QuasiNewton
+from .estimate.differences import AdaptiveDifferences
+from .estimate.estimators import (
     GradientEstimate,
     GradientEstimator,
     centered_sign_of_difference,
@@ -62,12 +76,8 @@ from .estimators import (
     shrunk_centered_sign_of_difference,
     sign_of_difference,
 )
-from .global_phase import GlobalPhase
-from .history_subspace import HistorySubspaceProbes
-from .mixture import MixtureDirections, multi_scale_directions
-from .momentum import AdaptiveMomentum, DirectionRule
-from .noise import RadiusAboveNoise
-from .oracle import (
+from .model.trust_region import GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
+from .oracles.oracle import (
     BudgetExhaustedError,
     CallableOracle,
     Compare,
@@ -85,25 +95,11 @@ from .oracle import (
     SubsetGroup,
     as_oracle,
 )
-from .orthogonal import OrthogonalDirections, orthonormal_rows
-from .parts import BestProbe, ProbeSchedule, SqrtProbeGrowth, unit_sphere
-from .plugins import PluginError, load_plugin
-from .precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
-from .prior import GradientFilter, HistoryPrior
-from .problems import NoisyOracle, Problem
-from .pruning import Polisher, prune_blocks, prune_run, pruning
-from .quasi_newton import QuasiNewton
-from .racing import (
-    RaceCandidate,
-    RaceWinner,
-    halving_rounds,
-    race,
-    race_plan,
-)
-from .radius import RadiusFollowsBalance
-from .radius_step import RadiusFollowsStep
-from .records import IterationRecord, OptimizeResult, Status
-from .registry import (
+from .oracles.problems import NoisyOracle, Problem
+from .recipes import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
+from .recipes.descent import check_positive, preset_for, unit_sphere_steps
+from .recipes.plugins import PluginError, load_plugin
+from .recipes.registry import (
     SolverContext,
     SolverSpec,
     get_solver,
@@ -113,8 +109,31 @@ from .registry import (
     register_recipe,
     register_solver,
 )
-from .restarts import FreshStart, solve_many
-from .samplers import (
+from .recipes.sign_flips import BelowIncumbent, BelowLoweredIncumbent, BlockFlips, TakeBest, block_order, sign_flips
+from .recipes.sign_solvers import sign, sign_growing, sign_growing_on_radius
+from .recipes.solvers import coordinate, rgf, rgf_fixed, trust_region
+from .running.ask_tell import AskTell, ask_tell
+from .running.callbacks import GradientNormStop, StallStop, ToleranceMonitor, ToleranceWarning
+from .running.driver import drive, minimize, run_solver
+from .running.global_phase import GlobalPhase
+from .running.pruning import Polisher, prune_blocks, prune_run, pruning
+from .running.racing import (
+    RaceCandidate,
+    RaceWinner,
+    halving_rounds,
+    race,
+    race_plan,
+)
+from .running.records import IterationRecord, OptimizeResult, Status
+from .running.restarts import FreshStart, solve_many
+from .running.whole_budget import Restarts, restarts_ran
+from .sample.box import BoxDirections
+from .sample.counts import ProbeSchedule, SqrtProbeGrowth
+from .sample.history_subspace import HistorySubspaceProbes
+from .sample.mixture import MixtureDirections, multi_scale_directions
+from .sample.orthogonal import OrthogonalDirections, orthonormal_rows
+from .sample.precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
+from .sample.samplers import (
     CoordinateDirections,
     DirectionSampler,
     GaussianDirections,
@@ -122,26 +141,14 @@ from .samplers import (
     make_sampler,
     register_sampler,
 )
-from .shaping import IterateShapedProbes, ProbeShape
-from .sign_flips import BelowIncumbent, BelowLoweredIncumbent, BlockFlips, TakeBest, block_order, sign_flips
-from .sign_solvers import sign, sign_growing, sign_growing_on_radius
-from .solvers import coordinate, rgf, rgf_fixed, trust_region
-from .stages import (
-    STAGES,
-    Amend,
-    Estimate,
-    FixedProbes,
-    Iteration,
-    Part,
-    Sample,
-    SkipFlat,
-    Step,
-)
-from .stepping import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
-from .stopping import DiminishingReturnsRule, NoProgressRule, StallRule
-from .subspace import LowFrequencyDirections, WideningLowFrequency
-from .trust_region import GeometryProbes, ModelEstimate, ModelProbes, ModelStep, RadiusFloor, TrustStep
-from .whole_budget import Restarts, restarts_ran
+from .sample.shaping import IterateShapedProbes, ProbeShape
+from .sample.subspace import LowFrequencyDirections, WideningLowFrequency
+from .step.amends import BestProbe, unit_sphere
+from .step.noise import RadiusAboveNoise
+from .step.radius import RadiusFollowsBalance
+from .step.radius_step import RadiusFollowsStep
+from .step.stepping import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
+from .step.stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __version__ = "0.1.0"
 
@@ -167,7 +174,7 @@ __all__ = [
     "sign_of_difference",
     "solve_many", "unit_sphere",
     "unit_sphere_steps",
-    # what happens when things go wrong (zeroopt.errors) and the fixed step's stopping rule
+    # what happens when things go wrong (zeroopt.core.errors) and the fixed step's stopping rule
     "NoProgressRule", "ObjectiveError", "PartialResultError", "partial_result",
     # restarts: a crawling run converges, a spent basin is left for a fresh start
     "DiminishingReturnsRule", "FreshStart",
@@ -183,13 +190,13 @@ __all__ = [
     "coordinate", "rgf", "rgf_fixed", "sign", "sign_growing", "sign_growing_on_radius", "trust_region",
     # the solvers driven by hand: ask for points, tell their values
     "AskTell", "ask_tell",
-    # a solver is a chain of parts, each an (init, update) pair of one stage (zeroopt.stages)
+    # a solver is a chain of parts, each an (init, update) pair of one stage (zeroopt.core.stages)
     "Chain", "chain", "STAGES", "Amend", "Estimate", "FixedProbes", "Iteration", "Part", "Sample", "SkipFlat", "Step",
-    # the model-based trust region's parts (zeroopt.trust_region; the quadratic model in zeroopt.quadratic_model)
+    # the model-based trust region's parts (zeroopt.model: trust_region, its quadratic model quadratic_model)
     "GeometryProbes", "ModelEstimate", "ModelProbes", "ModelStep", "RadiusFloor", "TrustStep",
     # solvers from outside zeroopt: a module that registers them, by name, path, ZEROOPT_PLUGINS or entry point
     "PluginError", "load_plugin",
-    # the whole budget: minimize restarts a run that stopped early until the budget is spent (zeroopt.whole_budget),
-    # with a CMA-ES phase between runs where asked (zeroopt.global_phase)
+    # the whole budget: minimize restarts a run that stopped early until the budget is spent
+    # (zeroopt.running.whole_budget), with a CMA-ES phase between runs where asked (zeroopt.running.global_phase)
     "GlobalPhase", "Restarts", "restarts_ran",
 ]

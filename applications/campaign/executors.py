@@ -179,7 +179,7 @@ def init_ray(address: str | None = None, *, num_cpus: int | None = None) -> None
     """
     import ray
 
-    from zeroopt.plugins import ENV_VAR, exported_plugins
+    from zeroopt.recipes.plugins import ENV_VAR, exported_plugins
 
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
     plugins = exported_plugins()  # a worker's working directory is not this one: files by their absolute paths

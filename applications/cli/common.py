@@ -80,14 +80,14 @@ def parse_batch_size(text: str) -> int | str | None:
 
 def plugin_option(fn: Any) -> Any:
     """The ``--plugin MODULE`` option (repeatable): modules or .py files that register solvers."""
-    from zeroopt.plugins import PLUGIN_HELP
+    from zeroopt.recipes.plugins import PLUGIN_HELP
 
     return click.option("--plugin", "plugins", multiple=True, metavar="MODULE", help=PLUGIN_HELP)(fn)
 
 
 def load_plugins(specs: tuple[str, ...] | list[str]) -> None:
     """Load every ``--plugin`` (and export it to ``ZEROOPT_PLUGINS`` for the workers); a bad one is a usage error."""
-    from zeroopt import plugins as loader
+    from zeroopt.recipes import plugins as loader
 
     try:
         loader.load_plugins(specs)

@@ -32,9 +32,9 @@ PROBLEMS = ("log_norm", "rotated_quadratic", "rosenbrock")
 @plugin_option
 def minimize_command(problem: str, dim: int, solver: str, budget: int, seed: int, noise: str, eps: float,
                      options: tuple[str, ...], plugins: tuple[str, ...]) -> None:
-    """Minimise a test function of zeroopt.problems with a zeroth-order solver; print the outcome."""
+    """Minimise a test function of zeroopt.oracles.problems with a zeroth-order solver; print the outcome."""
     import zeroopt
-    from zeroopt import problems
+    from zeroopt.oracles import problems
 
     if not math.isfinite(eps):  # FloatRange lets NaN through (no comparison holds) and +inf
         raise click.BadParameter(f"expected a finite number >= 0, got {eps!r}", param_hint="--eps")

@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, OracleGroup, QueryLedger
-from zeroopt.arrays import host, is_foreign, like, namespace, take
-from zeroopt.oracle import Request, Response
+from zeroopt.core.arrays import host, is_foreign, like, namespace, take
+from zeroopt.oracles.oracle import Request, Response
 
 from .criterion import Criterion, Misclassification
 from .distance import L2, Distance

@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
-from zeroopt.checks import check_budget, check_seed
-from zeroopt.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
-from zeroopt.sign_flips import RELATIVE_EPS as SIGN_FLIPS_RELATIVE_EPS
+from zeroopt.core.checks import check_budget, check_seed
+from zeroopt.recipes.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
+from zeroopt.recipes.sign_flips import RELATIVE_EPS as SIGN_FLIPS_RELATIVE_EPS
 
 from .boundary import PAPER_LOCAL_GROWTH
 from .bounds import check_inside, flat_bounds
@@ -309,7 +309,7 @@ def boundary_context(shape: tuple[int, ...], preset: str, piecewise_constant: bo
 
 def attack_solvers(shape: tuple[int, ...] = (16,)) -> list[str]:
     """The registered solvers that take g(θ) of an input of ``shape`` (the others refuse its context with a clear
-    error: :meth:`zeroopt.registry.SolverSpec.refusal`), in registry order."""
+    error: :meth:`zeroopt.recipes.registry.SolverSpec.refusal`), in registry order."""
     context = boundary_context(shape, Runs().preset)
     return [name for name, spec in zeroopt.list_solvers().items() if spec.refusal(context) is None]
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from applications.digits import load_digits_split, train_digits_cnn, train_digits_lightgbm
 from applications.hardlabel import DEFAULT_SOLVER, as_label_model, attack
-from zeroopt.plugins import add_plugin_argument, load_plugin_arguments
+from zeroopt.recipes.plugins import add_plugin_argument, load_plugin_arguments
 
 
 def _pick(model, x: np.ndarray, y: np.ndarray, n: int) -> np.ndarray:  # type: ignore[no-untyped-def]

@@ -6,10 +6,10 @@ clipping to the input bounds), and g(θ) stays a function of θ's direction only
 
 A distance measures flat perturbations in numpy and, where the rays live on the model's device, in that device's
 array library. A distance of one's own subclasses :class:`Distance` and writes :meth:`Distance.lengths` once,
-in the namespace of the array it is given (:func:`zeroopt.arrays.namespace`), so both paths measure alike:
+in the namespace of the array it is given (:func:`zeroopt.core.arrays.namespace`), so both paths measure alike:
 
 >>> import numpy as np
->>> from zeroopt.arrays import namespace
+>>> from zeroopt.core.arrays import namespace
 >>> class L1(Distance):
 ...     name = "L1"
 ...     def lengths(self, rows):
@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt.arrays import host, is_foreign, namespace
-from zeroopt.arrays import norm as vector_norm
+from zeroopt.core.arrays import host, is_foreign, namespace
+from zeroopt.core.arrays import norm as vector_norm
 
 __all__ = ["L2", "LINF", "Distance", "LpDistance", "as_distance"]
 

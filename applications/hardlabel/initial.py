@@ -24,7 +24,7 @@ from zeroopt import (
     make_sampler,
     race,
 )
-from zeroopt.arrays import copy
+from zeroopt.core.arrays import copy
 
 from .boundary import BoundaryOracleGroup, ImageState, RaySearch
 from .inputs import as_batch

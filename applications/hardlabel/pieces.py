@@ -21,11 +21,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
-from zeroopt.checks import check_max_iter
-from zeroopt.descent import PRESETS
-from zeroopt.racing import RACE_FRACTION
-from zeroopt.restarts import POLISH_RESERVE
-from zeroopt.samplers import sampler_names
+from zeroopt.core.checks import check_max_iter
+from zeroopt.recipes.descent import PRESETS
+from zeroopt.running.racing import RACE_FRACTION
+from zeroopt.running.restarts import POLISH_RESERVE
+from zeroopt.sample.samplers import sampler_names
 
 from .boundary import GALLOPING_GROWTH, PAPER_LOCAL_RATIO
 
@@ -85,7 +85,7 @@ class Start:
         Candidate directions per search (random for untargeted attacks, toward target-class examples for
         targeted ones).
     initial_directions : str
-        The zeroopt direction sampler that draws the untargeted candidates (``zeroopt.samplers.sampler_names``:
+        The zeroopt direction sampler that draws the untargeted candidates (``zeroopt.sample.samplers.sampler_names``:
         ``"low-frequency"``, ``"multi-scale"``, ``"gaussian"`` — the reference code's —, ...).
     initial_selection : str
         How the best candidate is picked: ``"record"`` (each asked once, just below the best distance so far,

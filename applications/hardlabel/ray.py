@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt.arrays import host, is_foreign, like, namespace
+from zeroopt.core.arrays import host, is_foreign, like, namespace
 
 __all__ = ["Bound", "Ray"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt.arrays import copy
+from zeroopt.core.arrays import copy
 
 from .boundary import BoundaryOracleGroup, Ray, RaySearch
 from .tournament import FINEST_RATIO, FIRST_SHRINK

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from zeroopt.arrays import copy
+from zeroopt.core.arrays import copy
 
 from .boundary import BoundaryOracleGroup, RaySearch
 

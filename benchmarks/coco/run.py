@@ -36,7 +36,7 @@ OBSERVER = "bbob"
 BUDGET_MULTIPLIER = 200
 #: What runs by default: zeroopt's best harness entries and the default solver, beside the peers.
 #: A zeroopt entry's name with this suffix restarts with a global phase between its runs
-#: (``minimize(restarts=zeroopt.Restarts(global_phase=zeroopt.GlobalPhase()))``, zeroopt.global_phase).
+#: (``minimize(restarts=zeroopt.Restarts(global_phase=zeroopt.GlobalPhase()))``, zeroopt.running.global_phase).
 GLOBAL = "/global"
 DEFAULT_SOLVERS = ("coordinate+qn", "trust-region", "rgf", "pycma", "ng-NGOpt", "COBYQA", "Py-BOBYQA", "Powell")
 

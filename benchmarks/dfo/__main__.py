@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from theory.arguments import count, counts, folder_problem, memory_problem, number
-from zeroopt.plugins import PLUGIN_HELP, PluginError, load_plugins
+from zeroopt.recipes.plugins import PLUGIN_HELP, PluginError, load_plugins
 
 from ..pages import command_line
 from . import highdim, more_wild
@@ -94,14 +94,15 @@ def main(argv: list[str] | None = None) -> int:
         "that take a first step size get 0.1·max(‖x0‖∞, 1) (Py-BOBYQA's default).",
         "Convergence test (Moré & Wild 2009): f(x0) − f ≥ (1 − τ)(f(x0) − f_L), f the best value a solver saw, "
         "f_L the best any solver saw on the problem; κ counts simplex gradients, evaluations / (n + 1).",
-        "zeroopt's entries named +noise are the solver with beta_above_noise=True (zeroopt.noise.RadiusAboveNoise) "
+        "zeroopt's entries named +noise are the solver with beta_above_noise=True "
+        "(zeroopt.step.noise.RadiusAboveNoise) "
         "on an oracle that states each answer's error bound — the noisy high-dimensional variant's ε, Moré–Wild's "
         "|v| ε_f b / (1 − ε_f b) for an answer v, b = √3 stochastic, 1 deterministic — drawing as the plain solver "
         "does; the plain entries see an exact oracle. Where the problem has no noise the two make the same run.",
         "Entries named +qn are coordinate descent over every coordinate each iteration (q ≥ n: a forward-difference "
         "gradient) with quasi_newton=10 (zeroopt.QuasiNewton: the step follows the L-BFGS inverse curvature of the "
         "last 10 steps), a finite-difference quasi-Newton method; +central makes its differences central "
-        "(differences='central', zeroopt.estimators.central_difference: a pair of probes per coordinate, no "
+        "(differences='central', zeroopt.estimate.estimators.central_difference: a pair of probes per coordinate, no "
         "curvature term), the noise-tolerant variant of that method; +adaptive takes forward differences until the "
         "noise-aware radius widens β and central ones while it does (differences='adaptive', "
         "zeroopt.AdaptiveDifferences).",

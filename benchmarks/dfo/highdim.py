@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from zeroopt import Evaluate, NoisyOracle, Problem
-from zeroopt.problems import rosenbrock, rotated_quadratic
+from zeroopt.oracles.problems import rosenbrock, rotated_quadratic
 
 #: The noisy variant's precision as a share of the problem's gap f(x0) − f*.
 NOISE_SHARE = 1e-4

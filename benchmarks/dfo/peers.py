@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import zeroopt
-from zeroopt.quasi_newton import QUASI_NEWTON_MEMORY
+from zeroopt.direction.quasi_newton import QUASI_NEWTON_MEMORY
 
 #: zeroopt's solvers with an option set, by entry name: (solver, options). The +noise entries are told the precision
 #: the problem states with each answer (:class:`StatedPrecision`), which their option reads; the others are not.
@@ -37,7 +37,7 @@ ZEROOPT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 #: zeroopt's solvers in the comparison (rgf-fixed needs the gradient's Lipschitz constant, unknown here).
 ZEROOPT_SOLVERS = ("rgf", "sign", "sign-growing", "coordinate", "trust-region", *ZEROOPT_VARIANTS)
 #: A zeroopt entry's name with this suffix makes one run (``minimize(restarts=False)``): it ends where the solver's
-#: own rule stops it, where the plain entry restarts it until the budget is spent (zeroopt.whole_budget).
+#: own rule stops it, where the plain entry restarts it until the budget is spent (zeroopt.running.whole_budget).
 ONE_RUN = "/one-run"
 #: Peers: solver name -> the module it needs.
 PEERS = {

@@ -10,10 +10,10 @@ from typing import Any
 
 from applications.hardlabel.boundary import GALLOPING_GROWTH
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START, AttackConfig
-from zeroopt.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
-from zeroopt.radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO
-from zeroopt.registry import recipe_defaults
-from zeroopt.sign_solvers import sign_growing_on_radius
+from zeroopt.recipes.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
+from zeroopt.recipes.registry import recipe_defaults
+from zeroopt.recipes.sign_solvers import sign_growing_on_radius
+from zeroopt.step.radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO
 
 #: sign-growing's settings for the attack as its recipe writes them; the fixed-β rows were measured at the β a
 #: smooth radius's probes narrow to.
@@ -111,7 +111,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "default + polish reserve 50": ("sign-growing", {**_PRECISION_DEFAULT, "polish_reserve": 50}),
     # the race's winner goes on with its run's state (zeroopt.RaceWinner)
     "default + race winner keeps its state": ("sign-growing", {**_PRECISION_DEFAULT, "race_keeps_state": True}),
-    # each probe compared with the tangent plane's level (zeroopt.estimators.probe_levels)
+    # each probe compared with the tangent plane's level (zeroopt.estimate.estimators.probe_levels)
     "default + tangent-plane probe levels": ("sign-growing", {**_PRECISION_DEFAULT, "probe_level": "tangent"}),
     # the adaptive-momentum default, and on it probes shaped by the direction (zeroopt.IterateShapedProbes,
     # sign-growing's default where the value is a radius)

@@ -153,9 +153,9 @@ def boundary_gradient(labels: Any, adversarial: Any, margin_gradient: Any, x0: N
 def gradient_structure(experiment: str, n: int, budget: int, seed: int) -> list[dict[str, Any]]:
     """Run the traced default on the first ``n`` inputs to ``budget``; the module docstring's figures per point."""
     from applications.hardlabel import Polish, attack, attack_keywords
-    from zeroopt.registry import recipe_defaults
-    from zeroopt.shaping import shape_weights
-    from zeroopt.sign_solvers import sign_growing_on_radius
+    from zeroopt.recipes.registry import recipe_defaults
+    from zeroopt.recipes.sign_solvers import sign_growing_on_radius
+    from zeroopt.sample.shaping import shape_weights
 
     probe_shape = recipe_defaults(sign_growing_on_radius)["probe_shape"]
 

@@ -102,7 +102,7 @@ def sampler_cost(shape: tuple[int, ...], qs: Sequence[int] = SAMPLER_QS, names: 
                  reps: int = 3, seed: int = 0) -> list[dict[str, Any]]:
     """Milliseconds per drawn direction of each registered sampler at ``shape`` (best of ``reps`` draws)."""
     from zeroopt import SolverContext
-    from zeroopt.samplers import make_sampler
+    from zeroopt.sample.samplers import make_sampler
 
     d = int(np.prod(shape))
     context = SolverContext(dim=d, shape=tuple(shape))

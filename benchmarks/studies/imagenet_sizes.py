@@ -1,6 +1,6 @@
 """The default's size rule checked on three ImageNet resolutions, beside full-space probes and CGBA-H.
 
-``directions="by-size"`` (sign-growing's default sampler, :func:`zeroopt.subspace.band_fraction`) probes images
+``directions="by-size"`` (sign-growing's default sampler, :func:`zeroopt.sample.subspace.band_fraction`) probes images
 with sides beyond 32 in a low-frequency band. This study attacks the first K correctly classified shared ImageNet
 validation images (the suite's seeded order) on each model and resolution named, untargeted or targeted, with:
 

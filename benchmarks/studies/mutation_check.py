@@ -49,7 +49,7 @@ class Mutant:
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
-        "budget-off-by-one", "budget check off by one (one query past the cap is allowed)", "zeroopt/oracle.py",
+        "budget-off-by-one", "budget check off by one (one query past the cap is allowed)", "zeroopt/oracles/oracle.py",
         (("return max(0, min(wanted, self.budget - self.spent))",
           "return max(0, min(wanted, self.budget + 1 - self.spent))"),
          ("if self.budget is not None and self.spent + units > self.budget:",
@@ -71,24 +71,25 @@ MUTANTS: tuple[Mutant, ...] = (
           "    for i, s in spent.items():\n        group.images[i].ledger.spent = s\n    return best\n")),
     ),
     Mutant(
-        "estimator-no-1/beta", "estimator drops its 1/β scale", "zeroopt/estimators.py",
+        "estimator-no-1/beta", "estimator drops its 1/β scale", "zeroopt/estimate/estimators.py",
         (("    diffs = differences / width\n", "    diffs = differences\n"),),
     ),
     Mutant(
         "line-search-never-shrinks", "line search never shrinks (OPT line search: no quartering)",
-        "zeroopt/stepping.py",
+        "zeroopt/step/stepping.py",
         (("    if best_f >= fx:\n        for _ in range(max_shrink):",
           "    if False:\n        for _ in range(max_shrink):"),),
     ),
     Mutant(
-        "random-direction", "random direction used instead of the gradient estimate (same norm)", "zeroopt/stages.py",
+        "random-direction", "random direction used instead of the gradient estimate (same norm)",
+        "zeroopt/core/stages.py",
         (("self.rule(s.x, s.fx, it.direction, s.step, it.eps, it.solver.retract, **extra)",
           "self.rule(s.x, s.fx, s.rng.standard_normal(s.x.size) * float(np.linalg.norm(it.direction))"
           " / np.sqrt(s.x.size), s.step, it.eps, it.solver.retract, **extra)"),),
     ),
     Mutant(
         "semicircle-radius", "semicircular step compares at f(θ) instead of the circle's radius f(θ) cos φ",
-        "zeroopt/stepping.py",
+        "zeroopt/step/stepping.py",
         (("levels=np.array([fx * np.cos(angle)])", "levels=np.array([fx])"),),
     ),
     Mutant(
@@ -101,19 +102,19 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "theory-step-d^1.2", "theory step 1/(4(d+4)L1) × (12/(d+4))^0.2: iterations grow like d^1.2 (same at d=8)",
-        "zeroopt/solvers.py",
+        "zeroopt/recipes/solvers.py",
         (("    return 1.0 / (4.0 * (dim + 4) * lipschitz)\n",
           "    return 1.0 / (4.0 * (dim + 4) * lipschitz) * (12 / (dim + 4)) ** 0.2\n"),),
     ),
     Mutant(
         "theory-step-d^2", "theory step 1/(4(d+4)L1) × 12/(d+4): iterations grow like d² (same at d=8)",
-        "zeroopt/solvers.py",
+        "zeroopt/recipes/solvers.py",
         (("    return 1.0 / (4.0 * (dim + 4) * lipschitz)\n",
           "    return 1.0 / (4.0 * (dim + 4) * lipschitz) * 12 / (dim + 4)\n"),),
     ),
     Mutant(
         "sign-flips-loose-level", "the sign search asks its candidates 5% above the incumbent's distance",
-        "zeroopt/sign_flips.py",
+        "zeroopt/recipes/sign_flips.py",
         (("        cap = level if math.isfinite(level) else None\n",
           "        cap = level * 1.05 if math.isfinite(level) else None\n"),),
     ),

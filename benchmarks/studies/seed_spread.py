@@ -9,7 +9,7 @@ one directory) and writes, per experiment:
   budget of the seed that was lowest at b — what a race between the seeds decided at b would keep, before
   paying for the losers — beside the median over all runs and the best seed of each input (an oracle).
 
-This is the evidence behind :data:`zeroopt.racing.RACE_MIN_SHARE`: a race between starts decided after too few
+This is the evidence behind :data:`zeroopt.running.racing.RACE_MIN_SHARE`: a race between starts decided after too few
 queries keeps a start by luck.
 
 With ``--against REFERENCE`` it also compares the variant with another variant of the same directory over every

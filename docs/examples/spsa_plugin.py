@@ -26,7 +26,7 @@ class Rademacher(zeroopt.GaussianDirections):  # Â±1 in every coordinate: E[u uá
 
 
 @dataclass(frozen=True)
-class SpallGains(zeroopt.stages.AmendsMove):  # its part of its own, whose settings are all the options SPSA has
+class SpallGains(zeroopt.core.stages.AmendsMove):  # its part of its own, whose settings are all the options SPSA has
     a: float = 0.1
     A: float = 10.0
     alpha: float = 0.602
