@@ -12,7 +12,8 @@ behaviours such as the stall rule, one subpackage per group of stages — each b
 signature holds its defaults (:func:`rgf`, :func:`sign_growing`, ...; :mod:`zeroopt.recipes`), registered by name
 with what it runs in each problem context (:func:`register_recipe`, :func:`list_solvers`); :func:`minimize`
 runs one, :func:`drive` and :func:`solve_many` run many in lockstep, sharing oracle calls (:mod:`zeroopt.running`).
-Every public name below is exported here; each module has one import path, ``zeroopt.<subpackage>.<module>``.
+The names most code needs are exported here (``__all__``); each module has one import path,
+``zeroopt.<subpackage>.<module>``.
 
 The subpackages and their modules, by what they do (the stages of an iteration in the order they run,
 :data:`STAGES`):
