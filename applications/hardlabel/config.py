@@ -72,8 +72,9 @@ def default_start(norm: Any) -> Start:
 
 def start_for(start: Start, norm: Any) -> Start:
     """``start`` with its relative precision, where it leaves it to the distance, filled in for ``norm``:
-    :data:`LINF_START_PRECISION` in L∞, 0 (the attack's ε alone) otherwise."""
-    if start.relative_precision is not None:
+    :data:`LINF_START_PRECISION` in L∞, 0 (the attack's ε alone) otherwise. Anything else is returned as it is,
+    for the pieces' own check to refuse."""
+    if not isinstance(start, Start) or start.relative_precision is not None:
         return start
     return replace(start, relative_precision=LINF_START_PRECISION if as_distance(norm) == LINF else 0.0)
 

@@ -61,8 +61,8 @@ MUTANTS: tuple[Mutant, ...] = (
         # Both ways of picking the start (the tournament of the cheap start, and the reference's bisect-all).
         (("    hits = _probe(group, candidates)\n",
           "    spent = {i: group.images[i].ledger.spent for i in candidates}\n    hits = _probe(group, candidates)\n"),
-         ("        return tournament(group, hits, eps, accelerate=selection == \"tournament\")\n",
-          "        won = tournament(group, hits, eps, accelerate=selection == \"tournament\")\n"
+         ("        return tournament(group, hits, eps, accelerate=selection == \"tournament\", relative=relative)\n",
+          "        won = tournament(group, hits, eps, accelerate=selection == \"tournament\", relative=relative)\n"
           "        for i, s in spent.items():\n"
           "            group.images[i].ledger.spent = s\n        return won\n"),
          ("                best[s.owner] = (copy(s.ray.direction), s.value)  # type: ignore[union-attr]\n"
@@ -94,7 +94,8 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "bisection-eps", "bisection tolerance ε replaced by a fixed 0.01", "applications/hardlabel/search.py",
-        (("        if self.hi - self.lo <= self.eps:\n", "        if self.hi - self.lo <= 0.01:\n"),),
+        (("        if self.hi - self.lo <= max(self.eps, self.eps_relative * self.hi):\n",
+          "        if self.hi - self.lo <= max(0.01, self.eps_relative * self.hi):\n"),),
     ),
     Mutant(
         "recheck-skipped", "the attack's final re-check skipped", "applications/hardlabel/verify.py",
