@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import zeroopt
 from zeroopt.estimate.estimators import central_difference, forward_difference
-from zeroopt.oracles.oracle import Evaluate, Evaluation
 from zeroopt.oracles.problems import rotated_quadratic
+from zeroopt.oracles.requests import Evaluate, Evaluation
 from zeroopt.step.noise import CENTRAL_NOISE_CEILING_RATIO, NOISE_CEILING_RATIO, RadiusAboveNoise
 
 

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 import zeroopt
-from zeroopt.core.base import SolverState
-from zeroopt.estimate.estimators import GradientEstimate
-from zeroopt.oracles.oracle import Comparison
+from zeroopt.core.base import GradientEstimate, SolverState
+from zeroopt.oracles.requests import Comparison
 
 
 def _run(estimator, u: np.ndarray, below_of, beta: float = 0.1) -> GradientEstimate:  # type: ignore[no-untyped-def]

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 import zeroopt
 from zeroopt.estimate.estimators import forward_difference
-from zeroopt.oracles.oracle import CallableOracle, Compare, Evaluate, Evaluation, Oracle
+from zeroopt.oracles.oracle import CallableOracle, Oracle
+from zeroopt.oracles.requests import Compare, Evaluate, Evaluation
 from zeroopt.sample.samplers import GaussianDirections, SphereDirections
 
 FAST = settings(max_examples=15, deadline=None, derandomize=True)

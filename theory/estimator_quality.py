@@ -32,7 +32,7 @@ import numpy as np
 from scipy.fft import idctn
 
 import zeroopt
-from zeroopt.oracles.oracle import Compare, Comparison, Evaluation
+from zeroopt.oracles.requests import Compare, Comparison, Evaluation
 from zeroopt.sample.samplers import make_sampler
 
 __all__ = ["estimate_quality", "smooth_gradient"]

@@ -50,9 +50,9 @@ The subpackages and their modules, by what they do (the stages of an iteration i
   :mod:`~zeroopt.running.global_phase` (a CMA-ES phase between local runs), :mod:`~zeroopt.running.faults`.
 """
 
-from .core.base import Move, SolverState
+from .core.base import GradientEstimate, GradientEstimator, Move, SolverState
 from .core.chain import Chain, chain
-from .core.errors import ObjectiveError, PartialResultError, partial_result
+from .core.errors import NonFiniteValueError, NonFiniteValueWarning, ObjectiveError, PartialResultError, partial_result
 from .core.stages import (
     STAGES,
     Amend,
@@ -69,8 +69,6 @@ from .direction.prior import GradientFilter, HistoryPrior
 from .direction.quasi_newton import QuasiNewton
 from .estimate.differences import AdaptiveDifferences
 from .estimate.estimators import (
-    GradientEstimate,
-    GradientEstimator,
     centered_sign_of_difference,
     central_difference,
     forward_difference,
@@ -81,15 +79,7 @@ from .model.trust_region import GeometryProbes, ModelEstimate, ModelProbes, Mode
 from .oracles.oracle import (
     BudgetExhaustedError,
     CallableOracle,
-    Compare,
-    Comparison,
-    Evaluate,
-    Evaluation,
-    FlatCoordinates,
-    FlatMask,
     IndependentGroup,
-    NonFiniteValueError,
-    NonFiniteValueWarning,
     Oracle,
     OracleGroup,
     QueryLedger,
@@ -97,6 +87,7 @@ from .oracles.oracle import (
     as_oracle,
 )
 from .oracles.problems import NoisyOracle, Problem
+from .oracles.requests import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask
 from .recipes import solvers as _builtin_solvers  # noqa: F401  (registers the built-in solvers)
 from .recipes.descent import check_positive, preset_for, unit_sphere_steps
 from .recipes.plugins import PluginError, load_plugin

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from zeroopt import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, OracleGroup, QueryLedger
 from zeroopt.core.arrays import host, is_foreign, like, namespace, take
-from zeroopt.oracles.oracle import Request, Response
+from zeroopt.oracles.requests import Request, Response
 
 from .criterion import Criterion, Misclassification
 from .distance import L2, Distance

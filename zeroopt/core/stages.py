@@ -179,9 +179,9 @@ class Amend(AmendsMove):
 @dataclass(frozen=True)
 class SkipFlat(_Starts):
     """Stage ``flat``: ask the oracle which coordinates the objective does not depend on near the iterate
-    (:class:`~zeroopt.oracles.oracle.FlatCoordinates`, no query) and keep the probes off them; where it names an
-    equivalent point of lower value (:class:`~zeroopt.oracles.oracle.FlatMask`) the iterate moves there first. An oracle
-    that knows nothing leaves the iteration as it is."""
+    (:class:`~zeroopt.oracles.requests.FlatCoordinates`, no query) and keep the probes off them; where it names
+    an equivalent point of lower value (:class:`~zeroopt.oracles.requests.FlatMask`) the iterate moves there
+    first. An oracle that knows nothing leaves the iteration as it is."""
 
     stage: ClassVar[str] = "flat"
 

@@ -13,12 +13,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.arrays import host, like, namespace, norm, rows, zeros_like
-from ..core.base import GradientEstimate, GradientEstimator
+from ..core.base import GradientEstimate
 from ..core.rowwise import row_norms
-from ..oracles.oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
+from ..oracles.requests import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
 __all__ = [
-    "PROBE_LEVELS", "GradientEstimate", "GradientEstimator", "ProbeLevel", "central_difference",
+    "PROBE_LEVELS", "ProbeLevel", "central_difference",
     "centered_sign_of_difference", "forward_difference", "probe_levels", "shrunk_centered_sign_of_difference",
     "sign_of_difference",
 ]
@@ -157,7 +157,7 @@ def centered_sign_of_difference(
     >>> u = np.eye(4)
     >>> gen = centered_sign_of_difference(np.zeros(4), 0.0, u, 0.1, 4.0, None)
     >>> req = next(gen)
-    >>> from zeroopt.oracles.oracle import Comparison
+    >>> from zeroopt.oracles.requests import Comparison
     >>> try:
     ...     gen.send(Comparison(below=np.array([True, False, False, False]), queries=4, exhausted=False))
     ... except StopIteration as done:

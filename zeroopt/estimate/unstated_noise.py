@@ -1,8 +1,8 @@
 """The noise of answers whose precision nobody stated, estimated from repeated answers at the iterate:
 :class:`EstimatedNoise`.
 
-An oracle that states its precision (ε with each answer, :class:`~zeroopt.oracles.oracle.Evaluation`'s ``eps``) lets the
-noise-aware parts weigh the probes' differences against it (:class:`~zeroopt.step.noise.RadiusAboveNoise`, and
+An oracle that states its precision (ε with each answer, :class:`~zeroopt.oracles.requests.Evaluation`'s ``eps``)
+lets the noise-aware parts weigh the probes' differences against it (:class:`~zeroopt.step.noise.RadiusAboveNoise`, and
 :class:`~zeroopt.QuasiNewton`, which keeps out curvature pairs that noise alone may have made). A plain callable
 states nothing: its answers come as exact (ε = 0), and a noisy one then steers the descent by its noise — the
 narrow radius's differences are noise divided by β, the estimate points anywhere, and the step's first try lands

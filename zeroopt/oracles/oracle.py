@@ -22,33 +22,21 @@ from numpy.typing import NDArray
 from ..core.arrays import copy, host
 from ..core.checks import (
     NONE_MESSAGE,
-    ON_NON_FINITE,
     OnNonFinite,
     as_scalar_value,
     check_on_non_finite,
     non_finite_error,
 )
-from ..core.errors import NonFiniteValueError, NonFiniteValueWarning, ObjectiveError, set_quietly
+from ..core.errors import NonFiniteValueWarning, ObjectiveError, set_quietly
 from .requests import Compare, Comparison, Evaluate, Evaluation, FlatCoordinates, FlatMask, Request, Response
 
 __all__ = [
     "BudgetExhaustedError",
     "CallableOracle",
-    "Compare",
-    "Comparison",
-    "Evaluate",
-    "Evaluation",
-    "FlatCoordinates",
-    "FlatMask",
     "IndependentGroup",
-    "NonFiniteValueError",
-    "NonFiniteValueWarning",
-    "ON_NON_FINITE",
     "Oracle",
     "OracleGroup",
     "QueryLedger",
-    "Request",
-    "Response",
     "SubsetGroup",
     "as_oracle",
 ]

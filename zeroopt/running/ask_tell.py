@@ -4,8 +4,9 @@
 answering its requests with the values the caller tells. Each :meth:`AskTell.ask` hands out the points of the
 solver's next request (never more than the budget left), each :meth:`AskTell.tell` answers them; requests
 that are not plain evaluations are answered the way ``minimize``'s plain-callable oracle answers them (a
-:class:`~zeroopt.oracles.oracle.Compare` by evaluating its points, a :class:`~zeroopt.oracles.oracle.FlatCoordinates` at
-no cost with "every coordinate counts"), so the same seed gives the same run as ``minimize`` bit for bit.
+:class:`~zeroopt.oracles.requests.Compare` by evaluating its points, a
+:class:`~zeroopt.oracles.requests.FlatCoordinates` at no cost with "every coordinate counts"), so the same seed
+gives the same run as ``minimize`` bit for bit.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..core.checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
-from ..oracles.oracle import Compare, Evaluate, Oracle, Request, Response
+from ..oracles.oracle import Oracle
+from ..oracles.requests import Compare, Evaluate, Request, Response
 from ..recipes.registry import SolverContext, make_solver
 from .driver import RunGenerator, run_solver
 from .faults import Abort, abort_run

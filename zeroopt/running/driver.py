@@ -22,17 +22,8 @@ from ..core.base import SolverState
 from ..core.chain import Chain
 from ..core.checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from ..core.errors import attach_partial_result, partial_result
-from ..oracles.oracle import (
-    Evaluate,
-    Evaluation,
-    IndependentGroup,
-    Oracle,
-    OracleGroup,
-    Request,
-    Response,
-    SubsetGroup,
-    as_oracle,
-)
+from ..oracles.oracle import IndependentGroup, Oracle, OracleGroup, SubsetGroup, as_oracle
+from ..oracles.requests import Evaluate, Evaluation, Request, Response
 from ..recipes.registry import SolverContext, make_solver
 from .faults import Abort, abort_run, status_for
 from .records import IterationRecord, OptimizeResult, Status

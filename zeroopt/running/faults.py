@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from ..oracles.oracle import Request, Response
+from ..oracles.requests import Request, Response
 from .records import OptimizeResult, Status
 
 __all__ = ["Abort", "abort_run", "status_for"]

@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from ..oracles.oracle import Compare, Comparison, Evaluate, Evaluation
+from ..oracles.requests import Compare, Comparison, Evaluate, Evaluation
 from .driver import RunGenerator
 from .records import OptimizeResult, Status
 

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from ..core.arrays import flat, host, like
 from ..core.errors import attach_partial_result, partial_result
-from ..oracles.oracle import Request, Response
+from ..oracles.requests import Request, Response
 from .global_phase import GlobalPhase, es_run
 from .records import IterationRecord, OptimizeResult, Status
 

@@ -1,7 +1,7 @@
 """A probe radius that stays where the probes' differences stand above the oracle's noise: :class:`RadiusAboveNoise`.
 
 A forward-difference estimator forms, per probe u, the difference f(x + βu) − f(x) of two answers, each known to
-the precision ε the oracle states with it (:class:`~zeroopt.oracles.oracle.Evaluation`'s ``eps``). Expanding,
+the precision ε the oracle states with it (:class:`~zeroopt.oracles.requests.Evaluation`'s ``eps``). Expanding,
 
     f(x + βu) − f(x) ≈ β ∇f·u + β²/2 uᵀHu  (+ the answers' errors, up to 2ε),
 

@@ -81,7 +81,7 @@ class RadiusFollowsBalance(AmendsMove):
     Examples
     --------
     >>> import numpy as np
-    >>> from zeroopt.estimate.estimators import GradientEstimate
+    >>> from zeroopt.core.base import GradientEstimate
     >>> from zeroopt import Move
     >>> class Solver:  # the one attribute the rule reads
     ...     beta = 0.01

@@ -61,7 +61,7 @@ class RadiusFollowsStep(AmendsMove):
     Examples
     --------
     >>> import numpy as np
-    >>> from zeroopt.estimate.estimators import GradientEstimate
+    >>> from zeroopt.core.base import GradientEstimate
     >>> class Solver:  # the one attribute of the solver the rule reads
     ...     beta = 0.04
     >>> class Before:  # and of the state before the step

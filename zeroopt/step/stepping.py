@@ -1,6 +1,6 @@
 """Step rules: how far to move along a gradient estimate.
 
-Each rule is a generator function that yields :class:`~zeroopt.oracles.oracle.Evaluate` requests for candidate
+Each rule is a generator function that yields :class:`~zeroopt.oracles.requests.Evaluate` requests for candidate
 points and returns a :class:`StepResult`. Line searches ask with ``cap`` = the value to beat, so oracles
 that can tell "not better" cheaply (the hard-label attack: one query) do so.
 """
@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from ..core.arrays import norm as vector_norm
 from ..core.base import StepResult
 from ..core.constants import REFERENCE_SHRINK
-from ..oracles.oracle import Compare, Comparison, Evaluate, Evaluation, Request, Response
+from ..oracles.requests import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
 __all__ = ["NON_FINITE_STEP_SHRINK", "StepResult", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
 
