@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import zeroopt
+from zeroopt.core.base import SolverContext
 from zeroopt.oracles.problems import log_norm, rotated_quadratic
-from zeroopt.recipes.registry import SolverContext
 
 
 class CountingGroup(zeroopt.IndependentGroup):

@@ -50,7 +50,17 @@ The subpackages and their modules, by what they do (the stages of an iteration i
   :mod:`~zeroopt.running.global_phase` (a CMA-ES phase between local runs), :mod:`~zeroopt.running.faults`.
 """
 
-from .core.base import GradientEstimate, GradientEstimator, Move, SolverState
+from .core.base import (
+    DirectionRule,
+    DirectionSampler,
+    GradientEstimate,
+    GradientEstimator,
+    Move,
+    ProbeShape,
+    SolverContext,
+    SolverState,
+    StepResult,
+)
 from .core.chain import Chain, chain
 from .core.errors import NonFiniteValueError, NonFiniteValueWarning, ObjectiveError, PartialResultError, partial_result
 from .core.stages import (
@@ -64,7 +74,7 @@ from .core.stages import (
     SkipFlat,
     Step,
 )
-from .direction.momentum import AdaptiveMomentum, DirectionRule
+from .direction.momentum import AdaptiveMomentum
 from .direction.prior import GradientFilter, HistoryPrior
 from .direction.quasi_newton import QuasiNewton
 from .estimate.differences import AdaptiveDifferences
@@ -92,7 +102,6 @@ from .recipes import solvers as _builtin_solvers  # noqa: F401  (registers the b
 from .recipes.descent import check_positive, preset_for, unit_sphere_steps
 from .recipes.plugins import PluginError, load_plugin
 from .recipes.registry import (
-    SolverContext,
     SolverSpec,
     get_solver,
     list_solvers,
@@ -125,21 +134,14 @@ from .sample.history_subspace import HistorySubspaceProbes
 from .sample.mixture import MixtureDirections, multi_scale_directions
 from .sample.orthogonal import OrthogonalDirections, orthonormal_rows
 from .sample.precision import FixedPrecision, PrecisionFollowsBeta, PrecisionFollowsValue
-from .sample.samplers import (
-    CoordinateDirections,
-    DirectionSampler,
-    GaussianDirections,
-    SphereDirections,
-    make_sampler,
-    register_sampler,
-)
-from .sample.shaping import IterateShapedProbes, ProbeShape
+from .sample.samplers import CoordinateDirections, GaussianDirections, SphereDirections, make_sampler, register_sampler
+from .sample.shaping import IterateShapedProbes
 from .sample.subspace import LowFrequencyDirections, WideningLowFrequency
 from .step.amends import BestProbe, unit_sphere
 from .step.noise import RadiusAboveNoise
 from .step.radius import RadiusFollowsBalance
 from .step.radius_step import RadiusFollowsStep
-from .step.stepping import StepResult, armijo_step, fixed_step, opt_line_search, semicircle_step
+from .step.stepping import armijo_step, fixed_step, opt_line_search, semicircle_step
 from .step.stopping import DiminishingReturnsRule, NoProgressRule, StallRule
 
 __version__ = "0.1.0"

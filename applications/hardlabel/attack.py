@@ -18,8 +18,8 @@ from numpy.typing import ArrayLike
 import zeroopt
 from zeroopt import SolverState
 from zeroopt.core.arrays import like
+from zeroopt.core.constants import PRESETS
 from zeroopt.core.errors import attach_partial_result, partial_result
-from zeroopt.recipes.descent import PRESETS
 
 from .config import (
     AttackConfig,
@@ -43,7 +43,7 @@ from .verify import final_check
 
 __all__ = ["PAPER_DEFAULTS", "REFERENCE_CODE_DEFAULTS", "attack", "descend"]
 
-# The paper's constants and the authors' reference code's (zeroopt.recipes.descent.PRESETS), under their old names.
+# The paper's constants and the authors' reference code's (zeroopt.core.constants.PRESETS), under their old names.
 PAPER_DEFAULTS: dict[str, Any] = dict(PRESETS["paper"])
 REFERENCE_CODE_DEFAULTS: dict[str, Any] = dict(PRESETS["reference"])
 

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
 from zeroopt.core.checks import check_budget, check_seed
-from zeroopt.recipes.descent import PAPER_BETA, REFERENCE_EPS_PER_BETA
+from zeroopt.core.constants import PAPER_BETA, REFERENCE_EPS_PER_BETA
 from zeroopt.recipes.sign_flips import RELATIVE_EPS as SIGN_FLIPS_RELATIVE_EPS
 
 from .boundary import PAPER_LOCAL_GROWTH

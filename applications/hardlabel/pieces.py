@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 import zeroopt
 from zeroopt.core.checks import check_max_iter
-from zeroopt.recipes.descent import PRESETS
+from zeroopt.core.constants import PRESETS
 from zeroopt.running.racing import RACE_FRACTION
 from zeroopt.running.restarts import POLISH_RESERVE
 from zeroopt.sample.samplers import sampler_names

@@ -10,7 +10,7 @@ from typing import Any
 
 from applications.hardlabel.boundary import GALLOPING_GROWTH
 from applications.hardlabel.config import CHEAP_START, REFERENCE_START, AttackConfig
-from zeroopt.recipes.descent import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
+from zeroopt.core.constants import REFERENCE_CODE_BETA, REFERENCE_EPS_PER_BETA, REFERENCE_STEP
 from zeroopt.recipes.registry import recipe_defaults
 from zeroopt.recipes.sign_solvers import sign_growing_on_radius
 from zeroopt.step.radius_step import STEP_RADIUS_FLOOR_RATIO, STEP_RADIUS_RATIO

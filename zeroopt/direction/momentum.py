@@ -27,10 +27,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.arrays import norm as vector_norm
-from ..core.base import DirectionRule, GradientEstimate, SolverSettings, SolverState
+from ..core.base import GradientEstimate, SolverSettings, SolverState
 from ..core.stages import ChoosesDirection
 
-__all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum", "DirectionRule"]
+__all__ = ["MOMENTUM_MEMORY", "AdaptiveMomentum"]
 
 #: The weight of the newest iteration in :class:`AdaptiveMomentum`'s running average of overshoots:
 #: about the last ten iterations count, so the weight follows the run's phases without chasing one-bit noise.

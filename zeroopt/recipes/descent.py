@@ -23,12 +23,7 @@ from numpy.typing import NDArray
 
 from ..core.base import DirectionSampler, Precision, SolverContext, StepRule
 from ..core.constants import (
-    PAPER_BETA,
-    PAPER_Q,
     PRESETS,
-    REFERENCE_CODE_BETA,
-    REFERENCE_CODE_Q,
-    REFERENCE_EPS_PER_BETA,
     REFERENCE_STEP,
     REFERENCE_STEP_RESET,
 )
@@ -46,8 +41,7 @@ from ..step.radius_step import STEP_RADIUS_RATIO
 from ..step.stepping import armijo_step, fixed_step, opt_line_search, semicircle_step
 
 __all__ = [
-    "DIFFERENCES", "PAPER_BETA", "PAPER_Q", "PRESETS", "REFERENCE_CODE_BETA", "REFERENCE_CODE_Q",
-    "REFERENCE_EPS_PER_BETA", "check_descent", "check_positive", "differences_part", "noise_aware_radius",
+    "DIFFERENCES", "check_descent", "check_positive", "differences_part", "noise_aware_radius",
     "noise_radius", "precision",
     "preset_for", "probe_count", "sampled", "step_rule", "unit_sphere_steps",
 ]

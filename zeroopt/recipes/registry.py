@@ -30,7 +30,7 @@ from ..core.describe import describe_part
 from ..core.stages import wrapped
 
 __all__ = [
-    "SEARCH_SPACES", "SolverContext", "SolverSpec", "get_solver", "list_solvers", "make_solver", "options_from",
+    "SEARCH_SPACES", "SolverSpec", "get_solver", "list_solvers", "make_solver", "options_from",
     "recipe_defaults", "register_recipe", "register_solver", "set_solver_discovery",
 ]
 

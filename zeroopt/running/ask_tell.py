@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..core.base import SolverContext
 from ..core.checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from ..oracles.oracle import Oracle
 from ..oracles.requests import Compare, Evaluate, Request, Response
-from ..recipes.registry import SolverContext, make_solver
+from ..recipes.registry import make_solver
 from .driver import RunGenerator, run_solver
 from .faults import Abort, abort_run
 from .records import IterationRecord, OptimizeResult, Status

@@ -18,13 +18,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..core.arrays import copy, flat, host, is_numpy, like, norm
-from ..core.base import SolverState
+from ..core.base import SolverContext, SolverState
 from ..core.chain import Chain
 from ..core.checks import check_budget, check_callbacks, check_max_iter, check_seed, check_target, check_x0
 from ..core.errors import attach_partial_result, partial_result
 from ..oracles.oracle import IndependentGroup, Oracle, OracleGroup, SubsetGroup, as_oracle
 from ..oracles.requests import Evaluate, Evaluation, Request, Response
-from ..recipes.registry import SolverContext, make_solver
+from ..recipes.registry import make_solver
 from .faults import Abort, abort_run, status_for
 from .records import IterationRecord, OptimizeResult, Status
 from .whole_budget import as_restarts, spend_budget

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .samplers import DirectionSampler, SphereDirections, register_sampler
+from ..core.base import DirectionSampler
+from .samplers import SphereDirections, register_sampler
 from .subspace import LowFrequencyDirections, WideningLowFrequency, smooth_axes, smoothable_shape
 
 __all__ = ["MULTI_SCALE_FRACTIONS", "MixtureDirections", "multi_scale_directions"]

@@ -18,7 +18,7 @@ from ..core.base import DirectionSampler, SolverContext
 from ..core.rowwise import row_norms
 
 __all__ = [
-    "CoordinateDirections", "DirectionSampler", "GaussianDirections", "SphereDirections", "make_sampler",
+    "CoordinateDirections", "GaussianDirections", "SphereDirections", "make_sampler",
     "register_sampler", "sampler_names",
 ]
 

@@ -34,12 +34,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.arrays import copy, host, is_foreign, namespace
-from ..core.base import ProbeShape
 from ..core.rowwise import row_norms
 from ..core.stages import ShapesProbes
 from .orthogonal import gram_schmidt_rows, orthogonalised
 
-__all__ = ["IterateShapedProbes", "ProbeShape", "shape_weights"]
+__all__ = ["IterateShapedProbes", "shape_weights"]
 
 
 def shape_weights(x: NDArray[np.float64], weight: float, active: NDArray[np.intp] | None = None) -> NDArray[np.float64]:

@@ -17,7 +17,7 @@ from ..core.base import StepResult
 from ..core.constants import REFERENCE_SHRINK
 from ..oracles.requests import Compare, Comparison, Evaluate, Evaluation, Request, Response
 
-__all__ = ["NON_FINITE_STEP_SHRINK", "StepResult", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
+__all__ = ["NON_FINITE_STEP_SHRINK", "armijo_step", "fixed_step", "opt_line_search", "semicircle_step"]
 
 #: A fixed step that lands where the objective answers +inf (NaN, overflow, outside its domain) is not taken, and the
 #: next one is a quarter as long: the reference line search's shrink, the one factor a step rule here backs off by.
