@@ -96,3 +96,16 @@ def test_an_linf_start_searches_its_distance_only_to_the_sign_searchs_first_prec
     assert np.all(coarse.queries < fine.queries)
     assert np.all(coarse.distortion <= fine.distortion / (1 - LINF_START_PRECISION) * (1 + 1e-9))
     assert np.all(two_class(coarse.x_adv).argmax(1) != y)
+
+
+def test_a_targeted_linf_start_asks_the_vertex_toward_each_example() -> None:
+    from applications.hardlabel.distance import L2, LINF
+
+    x0 = np.array([0.0, 0.2, 0.9, 0.5])
+    thetas = np.array([[0.5, -0.2, 0.0, 0.1], [0.0, 0.0, 0.0, -0.3]])
+    vertices = LINF.toward(thetas, x0, 0.0, 1.0)
+    # Every coordinate moved by the row's L∞ length: the example's side where it differs, else toward x0's
+    # nearer bound (0 for 0.0 and 0.2, 1 for 0.9; 0.5 is as near to both and goes to the lower).
+    np.testing.assert_array_equal(vertices, [[0.5, -0.5, 0.5, 0.5], [-0.3, -0.3, 0.3, -0.3]])
+    assert np.array_equal(LINF.lengths(vertices), LINF.lengths(thetas))
+    assert L2.toward(thetas, x0, 0.0, 1.0) is thetas

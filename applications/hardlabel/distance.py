@@ -66,6 +66,11 @@ class Distance:
         """‖δ‖ of each row of the numpy array ``deltas`` ``(n, d)``."""
         return np.asarray(self.lengths(deltas), dtype=np.float64)
 
+    def toward(self, thetas: NDArray[np.float64], x0: NDArray[np.float64], lo: Any, hi: Any) -> NDArray[np.float64]:
+        """The start's directions toward examples ``x0 + thetas`` (rows): in this distance's geometry, the ones
+        the start asks. Default: ``thetas`` themselves."""
+        return thetas
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -117,6 +122,18 @@ class LpDistance(Distance):
 
     def of(self, deltas: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.linalg.norm(deltas, ord=self._ord, axis=1)
+
+    def toward(self, thetas: NDArray[np.float64], x0: NDArray[np.float64], lo: Any, hi: Any) -> NDArray[np.float64]:
+        """In L∞, each direction taken to the vertex of the cube on its side, of the same L∞ length: every
+        coordinate moved by the whole radius where the example differs from x0, and where it does not, pushed
+        toward x0's nearer bound (which the box clips, so it moves least). At one L∞ radius a vertex moves every
+        coordinate as far as it may, where the straight line to the example moves most of them less; the sign
+        search then starts on the cube. Other norms: the directions themselves."""
+        if not math.isinf(self.p):
+            return thetas
+        toward_nearer = np.where(x0 - lo <= hi - x0, -1.0, 1.0)
+        signs = np.where(thetas > 0, 1.0, np.where(thetas < 0, -1.0, toward_nearer))
+        return signs * np.abs(thetas).max(axis=1, keepdims=True)
 
     def __repr__(self) -> str:
         return f"LpDistance({self.p!r})"

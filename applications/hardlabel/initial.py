@@ -276,6 +276,9 @@ def initial_directions(
     racing = race_cfg.race_iterations > 0 or (starts > 1 and race_queries > 0)
     families = [initial_candidates(group.images, todo, rngs, start.n_initial, tgt, examples, pool, sampler)
                 for _ in range(starts if racing else 1)]
+    if tgt is not None:  # directions toward target examples, as the distance's geometry asks them (L∞: vertices)
+        families = [{i: group.distance.toward(th, group.images[i].x0, group.lo, group.hi) for i, th in f.items()}
+                    for f in families]
     if tgt is None and start.n_uniform > 0:
         families.append(uniform_candidates(group, todo, rngs, start.n_uniform))
     picks = fallback_picks(group.images, todo, rngs, start.n_initial, tgt, pool)
