@@ -1,4 +1,4 @@
-"""A results page from a COCO run: ECDF areas per function group and solver, an ECDF figure, the runs as JSON.
+"""A results page from a COCO run: ECDF areas per function group and solver, an ECDF figure, a JSON summary.
 
 The text a person writes under the title (above :data:`~benchmarks.pages.GENERATED_MARKER`) and below the tables
 (under :data:`~benchmarks.pages.READING_MARKER`) is kept when the page is written again.
@@ -97,8 +97,18 @@ def write(page: Path, plan: Plan, exdata_root: Path, records: list[dict[str, Any
     _figure(png, plan, exdata_root)
     lines += ["", f"![ECDFs]({png.name})", "", READING_MARKER, *kept_reading(page)]
     data = {"command": command, "plan": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(plan).items()},
-            "areas": table, "runs": records}
+            "areas": table, "solvers": spent(records)}
     return write_page(page, lines, data)
+
+
+def spent(records: list[dict]) -> dict[str, dict[str, float]]:
+    """Per solver, the evaluations, budget and seconds its runs spent in all (the page's summary of the runs)."""
+    out: dict[str, dict[str, float]] = {}
+    for r in records:
+        row = out.setdefault(r["solver"], {"evaluations": 0, "budget": 0, "seconds": 0.0})
+        for key in row:
+            row[key] += r[key]
+    return out
 
 
 def _span(numbers: tuple[int, ...]) -> str:
