@@ -6,7 +6,6 @@ adversarial ones are then bisected towards x0 in chunks, each first checked at t
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -231,11 +230,13 @@ def initial_search(
 
 def start_search(
     run: AttackRun, candidates: dict[int, NDArray[np.float64]],
-) -> dict[int, tuple[NDArray[np.float64], float]]:
-    """:func:`initial_search` of ``candidates`` with the run's start: its selection and its precision (a relative
-    precision left to the distance and never filled in: none)."""
+) -> dict[int, tuple[NDArray[np.float64], float, float]]:
+    """:func:`initial_search` of ``candidates`` with the run's start, its selection and its precision: per input
+    the winner's direction, its distance and the precision that distance was searched to (a relative precision
+    left to the distance and never filled in: none)."""
     start = run.config.start
-    return initial_search(run.group, candidates, run.eps, start.initial_selection, start.relative_precision or 0.0)
+    found = initial_search(run.group, candidates, run.eps, start.initial_selection, start.relative_precision or 0.0)
+    return {i: (theta, value, start.precision_of(value, run.eps)) for i, (theta, value) in found.items()}
 
 
 def already_adversarial(group: BoundaryOracleGroup) -> list[int]:
@@ -269,7 +270,7 @@ def initial_directions(
     ``race_keeps_state`` (the descent goes on from it, :class:`zeroopt.RaceWinner`), else ``None`` (it starts
     afresh from the direction).
     """
-    group, rngs, tgt, eps, solver = run.group, run.rngs, run.targets, run.eps, run.solver
+    group, rngs, tgt, solver = run.group, run.rngs, run.targets, run.solver
     start, race_cfg = run.config.start, run.config.race
     examples, pool = flat_pool(start.target_examples, start.target_pool, run.context.dim)
     sampler = None if start.initial_directions == "gaussian" else make_sampler(start.initial_directions, run.context)
@@ -282,19 +283,18 @@ def initial_directions(
     if tgt is None and start.n_uniform > 0:
         families.append(uniform_candidates(group, todo, rngs, start.n_uniform))
     picks = fallback_picks(group.images, todo, rngs, start.n_initial, tgt, pool)
-    search = functools.partial(start_search, run)
     if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
     for candidates in families:
-        for i, (theta, value) in search(candidates).items():
-            winners[i].append((theta, value, start.precision_of(value, eps)))
+        for i, winner in start_search(run, candidates).items():
+            winners[i].append(winner)
     missing = fallback_candidates(group.images, [i for i in todo if not winners[i]], picks, pool, tgt)
     if missing:
         # Every family failed: directions toward inputs of other classes (a network can label every random-noise
         # direction from an input as the input's class: docs/attack.md).
-        for i, (theta, value) in search(missing).items():
-            winners[i].append((theta, value, start.precision_of(value, eps)))
+        for i, winner in start_search(run, missing).items():
+            winners[i].append(winner)
     if tgt is None:
         _retry_until_found(run, [i for i in todo if not winners[i]], winners, sampler)
     found = [i for i in todo if winners[i] and group.images[i].ledger.remaining > 0]
@@ -328,8 +328,8 @@ def _retry_until_found(run: AttackRun, needy: list[int],
     while needy:
         count = min(2 * count, MAX_RETRY_DIRECTIONS)
         fresh = initial_candidates(group.images, needy, run.rngs, count, None, None, None, sampler)
-        for i, (theta, value) in start_search(run, fresh).items():
-            winners[i].append((theta, value, start.precision_of(value, run.eps)))
+        for i, winner in start_search(run, fresh).items():
+            winners[i].append(winner)
         needy = [i for i in needy if not winners[i] and group.images[i].ledger.remaining > 0]
 
 

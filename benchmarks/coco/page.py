@@ -85,19 +85,20 @@ def write(page: Path, plan: Plan, exdata_root: Path, records: list[dict[str, Any
              "| solver | " + " | ".join(groups) + " | at budget (all) | evaluations used | seconds |",
              "|---|" + "---|" * (len(groups) + 3)]
     best = {g: max(table[s][g]["area"] for s in table) for g in groups}
+    totals = spent(records)
     for solver, row in sorted(table.items(), key=lambda kv: -kv[1]["all"]["area"]):
-        mine = [r for r in records if r["solver"] == solver]
-        used = sum(r["evaluations"] for r in mine) / max(1, sum(r["budget"] for r in mine))
+        mine = totals.get(solver, {"evaluations": 0, "budget": 0, "seconds": 0.0})
+        used = mine["evaluations"] / max(1, mine["budget"])
         cells = [f"**{row[g]['area']:.3f}**" if row[g]["area"] == best[g] else f"{row[g]['area']:.3f}"
                  for g in groups]
         lines.append(f"| {solver} | " + " | ".join(cells) + f" | {row['all']['at_budget']:.3f} | "
-                     f"{100 * used:.0f} % | {sum(r['seconds'] for r in mine):.0f} |")
+                     f"{100 * used:.0f} % | {mine['seconds']:.0f} |")
     png = page.with_suffix(".png")
     page.parent.mkdir(parents=True, exist_ok=True)
     _figure(png, plan, exdata_root)
     lines += ["", f"![ECDFs]({png.name})", "", READING_MARKER, *kept_reading(page)]
     data = {"command": command, "plan": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(plan).items()},
-            "areas": table, "solvers": spent(records)}
+            "areas": table, "solvers": totals}
     return write_page(page, lines, data)
 
 
