@@ -18,14 +18,20 @@ Usage::
 
     python -m benchmarks.studies.linf --experiments mnist-untargeted,cifar-untargeted --n 5 \\
         --budgets 250,500,1000,2000 --peers rays,hsj --out benchmarks/results/ablation/linf/README.md
+
+Each finished run (one input, one attack, one budget) is kept in the results database under the attack's code
+version as soon as it ends, and a rerun of the same command reads it back: a long study stopped part-way resumes
+where it stopped, and the page is written once every run is there (``--no-store`` runs everything again).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -66,7 +72,7 @@ def our_linf_solver(result: Any = None) -> str:
 
 
 def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[str] | None = None,
-            eps: float = np.inf) -> list[dict[str, Any]]:
+            eps: float = np.inf, store: Any = None) -> list[dict[str, Any]]:
     """Rows per (experiment, budget, attack): per-input L∞ distances and queries to ≤ ``eps``.
 
     Parameters
@@ -85,23 +91,30 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
         Keys of :data:`PEERS` (default all).
     eps : float, default inf
         The threshold of RayS's protocol.
+    store : FileStore, optional
+        Where each finished run (one input, one attack, one budget) is kept as soon as it ends, under the
+        attack's code version (:func:`benchmarks.hardlabel_quality.code_version`), and read back instead of
+        rerun: an interrupted study resumes where it stopped. ``None``: nothing is kept.
 
     Returns
     -------
     list of dict
         ``experiment``, ``budget``, ``key``, ``attack``, ``eps``, per-input ``values`` (L∞, ``inf`` for a
-        failure) and ``queries_to_eps`` (``None``: not ≤ ``eps`` within the budget), ``seconds``.
+        failure) and ``queries_to_eps`` (``None``: not ≤ ``eps`` within the budget), ``seconds`` (of the runs,
+        also where read back).
     """
     import torch
 
     from applications.hardlabel import Start, attack
     from benchmarks.experiments import Plan, build
+    from benchmarks.hardlabel_quality import CODE
 
     torch.set_num_threads(1)
     exp = build(experiment, Plan(n_ours=n, n_peers=n, budgets=tuple(budgets)), seed=0, torch_device="cpu")
     b = exp.batch(list(range(min(n, len(exp.x)))))
     lo, hi = float(np.min(b.bounds[0])), float(np.max(b.bounds[1]))
     targets = None if b.target is None else [int(t) for t in b.target]
+    prefix = f"linf/{CODE}/{experiment}/seed{seed}"
 
     def aims(i: int) -> dict[str, Any]:
         """Ours' target and start for input ``i`` (none untargeted)."""
@@ -110,39 +123,56 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
         pool = b.starts[i]
         return {"target": b.target[i:i + 1], "start": Start(target_pool=(pool, np.full(len(pool), targets[i])))}
 
-    rows = []
-    for budget in budgets:
+    def ours(i: int, budget: int) -> dict[str, Any]:
+        """One input alone, as the peers run: no input borrows another's directions (attack()'s fallback)."""
         t0 = time.perf_counter()
-        # One input per call, as the peers run: no input borrows another's directions (attack()'s fallback).
-        results = [attack(exp.label_fn, b.x0[i:i + 1], b.y0[i:i + 1], budget=budget, seed=seed, norm=np.inf,
-                          n_classes=b.n_classes, bounds=(lo, hi), **aims(i)) for i in range(len(b.x0))]
-        res = results[0]
-        x_adv = np.concatenate([r.x_adv for r in results])
-        success = np.concatenate([r.success for r in results])
-        labels = np.asarray(exp.label_fn(x_adv))
-        ok = success & ((labels != b.y0) if targets is None else (labels == b.target))
-        linf = np.abs(x_adv.astype(np.float64) - b.x0.astype(np.float64)).reshape(len(b.x0), -1).max(axis=1)
-        values = np.where(ok, linf, np.inf)
+        r = attack(exp.label_fn, b.x0[i:i + 1], b.y0[i:i + 1], budget=budget, seed=seed, norm=np.inf,
+                   n_classes=b.n_classes, bounds=(lo, hi), **aims(i))
+        label = int(np.asarray(exp.label_fn(r.x_adv))[0])
+        ok = bool(r.success[0]) and (label != b.y0[i] if targets is None else label == targets[i])
+        linf = float(np.abs(r.x_adv.astype(np.float64) - b.x0[i:i + 1].astype(np.float64)).max())
+        return {"value": linf if ok else np.inf, "trace": np.asarray(r.trace[0]).tolist(),
+                "solver": our_linf_solver(r), "seconds": time.perf_counter() - t0}
+
+    def peer(key: str, i: int) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        capped = PEERS[key][1](exp.label_fn, b.x0[i], int(b.y0[i]), max(budgets), b.n_classes, (lo, hi), seed,
+                               None if targets is None else targets[i],
+                               None if targets is None else b.starts[i][0])
+        return {"trace": [list(t) for t in capped.trace], "seconds": time.perf_counter() - t0}
+
+    rows = []
+    inputs = range(len(b.x0))
+    for budget in budgets:
+        runs = [_kept(store, f"{prefix}/ours/{budget}/{i}", lambda i=i, budget=budget: ours(i, budget),
+                      f"ours {experiment} {budget} input {i + 1}/{len(b.x0)}") for i in inputs]
         rows.append({"experiment": experiment, "budget": budget, "key": "ours", "eps": eps,
-                     "attack": f"ours ({our_linf_solver(res)}, L∞)", "values": values.tolist(),
-                     "queries_to_eps": [_first_query_within(r.trace[0], eps) for r in results],
-                     "seconds": time.perf_counter() - t0})
+                     "attack": f"ours ({runs[0]['solver']}, L∞)", "values": [r["value"] for r in runs],
+                     "queries_to_eps": [_first_query_within(np.asarray(r["trace"]), eps) for r in runs],
+                     "seconds": sum(r["seconds"] for r in runs)})
     for key in peers if peers is not None else list(PEERS):
         if targets is not None and key not in TARGETED:
             continue
-        label, run = PEERS[key]
-        t0 = time.perf_counter()
-        runs = [run(exp.label_fn, b.x0[i], int(b.y0[i]), max(budgets), b.n_classes, (lo, hi), seed,
-                    None if targets is None else targets[i], None if targets is None else b.starts[i][0])
-                for i in range(len(b.x0))]
-        seconds = time.perf_counter() - t0
+        runs = [_kept(store, f"{prefix}/{key}/{max(budgets)}/{i}", lambda key=key, i=i: peer(key, i),
+                      f"{key} {experiment} {max(budgets)} input {i + 1}/{len(b.x0)}") for i in inputs]
         for budget in budgets:
-            first = [r.queries_to(eps) for r in runs]
-            rows.append({"experiment": experiment, "budget": budget, "key": key, "eps": eps, "attack": label,
-                         "values": [r.at(budget) for r in runs],
+            first = [_first_query_within(np.asarray(r["trace"]), eps) for r in runs]
+            rows.append({"experiment": experiment, "budget": budget, "key": key, "eps": eps, "attack": PEERS[key][0],
+                         "values": [min(d for q, d in r["trace"] if q <= budget) for r in runs],
                          "queries_to_eps": [q if q is not None and q <= budget else None for q in first],
-                         "seconds": seconds})
+                         "seconds": sum(r["seconds"] for r in runs)})
     return rows
+
+
+def _kept(store: Any, name: str, run: Callable[[], dict[str, Any]], what: str) -> dict[str, Any]:
+    """``store``'s record ``name``, else ``run()``'s, stored as soon as it returns; one progress line either way."""
+    got = None if store is None else store.get(name)
+    record = json.loads(got) if got is not None else run()  # Python's JSON keeps ∞ (``Infinity``)
+    if got is None and store is not None:
+        store.put(name, json.dumps(record).encode())
+    took = "stored" if got is not None else f"{record['seconds']:.0f} s"
+    print(f"{what}: {record.get('value', record['trace'][-1][1]):.4g} ({took})", file=sys.stderr, flush=True)
+    return record
 
 
 def _median(values: list[float]) -> float:
@@ -273,6 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=_eps, default=dict(DEFAULT_EPS),
                    help="ε per experiment prefix, over the defaults mnist=0.3,cifar=8/255")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/ablation/linf/README.md"))
+    p.add_argument("--db", type=Path, default=None,
+                   help="where finished runs are kept, so a rerun resumes (default: the user's results database)")
+    p.add_argument("--no-store", action="store_true", help="keep nothing: run every input again")
     return p
 
 
@@ -294,7 +327,10 @@ def main(argv: list[str] | None = None) -> None:
         p.error("foolbox is not installed (pip install 'zeroopt[peers]'), or leave it out: --peers rays")
     if "rays" in a.peers and not (rays_dir() / "RayS_Single.py").exists():
         p.error(f"RayS's reference code is not at {rays_dir()}; set ZEROOPT_SHARED, or --peers hsj")
-    rows = [r for e in experiments for r in measure(e, a.n, budgets, a.seed, a.peers, float(eps[e] or 0))]
+    from benchmarks.store import FileStore
+
+    store = None if a.no_store else FileStore(a.db)
+    rows = [r for e in experiments for r in measure(e, a.n, budgets, a.seed, a.peers, float(eps[e] or 0), store)]
     data = [{**r, "values": [v if np.isfinite(v) else None for v in r["values"]]} for r in rows]  # JSON has no ∞
     write_page(a.out, page(rows, command_line("studies.linf", argv)), data)
 

@@ -1,0 +1,30 @@
+"""The L∞ study keeps each finished run and reads it back: a stopped study resumes instead of rerunning."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+
+def test_a_second_run_reads_every_run_back_and_attacks_nothing(tmp_path, monkeypatch):
+    import applications.hardlabel as hardlabel
+    from benchmarks.store import FileStore
+    from benchmarks.studies.linf import measure
+
+    store = FileStore(tmp_path / "runs.sqlite")
+    try:
+        first = measure("mnist-untargeted", 2, [40, 80], 0, peers=[], eps=0.3, store=store)
+    except FileNotFoundError as e:  # the shared MNIST model and images
+        pytest.skip(str(e))
+    assert len(store.names("linf/")) == 4  # two inputs at two budgets
+
+    def no_attack(*args, **kwargs):
+        raise AssertionError("a stored run was attacked again")
+
+    monkeypatch.setattr(hardlabel, "attack", no_attack)
+    again = measure("mnist-untargeted", 2, [40, 80], 0, peers=[], eps=0.3, store=store)
+    for a, b in zip(first, again, strict=True):
+        assert a["values"] == b["values"] and a["queries_to_eps"] == b["queries_to_eps"]
+    assert all(np.isfinite(v) for r in first for v in r["values"])
+    with pytest.raises(AssertionError, match="attacked again"):  # a budget not stored is run
+        measure("mnist-untargeted", 2, [60], 0, peers=[], eps=0.3, store=store)
