@@ -28,3 +28,10 @@ def test_a_second_run_reads_every_run_back_and_attacks_nothing(tmp_path, monkeyp
     assert all(np.isfinite(v) for r in first for v in r["values"])
     with pytest.raises(AssertionError, match="attacked again"):  # a budget not stored is run
         measure("mnist-untargeted", 2, [60], 0, peers=[], eps=0.3, store=store)
+
+
+def test_a_stored_empty_trace_reads_back_as_never_within_eps():
+    from benchmarks.studies.linf import _first_query_within
+
+    assert _first_query_within([], 0.3) is None  # a failed run's trace, as JSON gives it back
+    assert _first_query_within([[5, 0.4], [9, 0.2]], 0.3) == 9

@@ -171,7 +171,8 @@ def _kept(store: Any, name: str, run: Callable[[], dict[str, Any]], what: str) -
     if got is None and store is not None:
         store.put(name, json.dumps(record).encode())
     took = "stored" if got is not None else f"{record['seconds']:.0f} s"
-    print(f"{what}: {record.get('value', record['trace'][-1][1]):.4g} ({took})", file=sys.stderr, flush=True)
+    best = record["value"] if "value" in record else record["trace"][-1][1]  # (ours' trace is empty before a hit)
+    print(f"{what}: {best:.4g} ({took})", file=sys.stderr, flush=True)
     return record
 
 
@@ -188,7 +189,8 @@ def per_input_ratio(ours: list[float], peer: list[float]) -> float:
 
 def _first_query_within(trace: np.ndarray, eps: float | None) -> int | None:
     """The query count at the first improvement of an attack's trace ``(queries, best distance)`` to ``≤ eps``."""
-    hits = [] if eps is None else np.flatnonzero(np.asarray(trace)[:, 1] <= eps)
+    trace = np.asarray(trace, dtype=float).reshape(-1, 2)  # (a stored empty trace comes back flat)
+    hits = [] if eps is None else np.flatnonzero(trace[:, 1] <= eps)
     return int(trace[hits[0], 0]) if len(hits) else None
 
 
