@@ -7,6 +7,7 @@ import pytest
 
 import zeroopt
 from zeroopt.core.base import GradientEstimate, SolverState
+from zeroopt.estimate.unstated_noise import EstimatedNoise
 from zeroopt.oracles.requests import Comparison
 
 
@@ -92,11 +93,15 @@ def test_the_shrunk_baseline_keeps_the_centred_cosine_under_curvature() -> None:
 
 def test_sign_solvers_take_the_baseline_by_option() -> None:
     ctx = zeroopt.SolverContext(dim=8)
-    assert zeroopt.make_solver("sign", ctx).find(zeroopt.Estimate).estimator is zeroopt.sign_of_difference
-    centred = zeroopt.make_solver("sign", ctx, baseline=True).find(zeroopt.Estimate)
-    assert centred is not None and centred.estimator is zeroopt.centered_sign_of_difference
-    shrunk = zeroopt.make_solver("sign-growing", ctx, baseline="shrunk").find(zeroopt.Estimate).estimator
-    assert shrunk is zeroopt.shrunk_centered_sign_of_difference
+    # (On a plain objective the noise estimate wraps the estimate: EstimatedNoise, whose inner part it runs.)
+    def estimator(name: str, **options: object) -> object:
+        return zeroopt.make_solver(name, ctx, **options).find(EstimatedNoise).inner.estimator  # type: ignore
+
+    assert estimator("sign") is zeroopt.sign_of_difference
+    assert estimator("sign", baseline=True) is zeroopt.centered_sign_of_difference
+    assert estimator("sign-growing", baseline="shrunk") is zeroopt.shrunk_centered_sign_of_difference
+    bare = zeroopt.make_solver("sign", ctx, estimate_noise=False).find(zeroopt.Estimate)
+    assert bare is not None and bare.estimator is zeroopt.sign_of_difference
     with pytest.raises(TypeError, match="baseline"):
         zeroopt.make_solver("sign-growing", ctx, baseline="yes")
 

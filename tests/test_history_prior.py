@@ -88,11 +88,12 @@ def test_an_estimate_without_terms_passes_unchanged() -> None:
 def test_the_options_compose_prior_and_momentum() -> None:
     ctx = zeroopt.SolverContext(dim=4)
     prior = zeroopt.make_solver("sign-growing", ctx, history_prior=True).parts_at("direction")
-    assert [type(p) for p in prior] == [HistoryPrior]
+    # (last, the step bound shortens what the others make: zeroopt.direction.step_bound)
+    assert [type(p) for p in prior] == [HistoryPrior, BoundedStep]
     both = zeroopt.make_solver("rgf", ctx, history_prior=True, momentum=1.0).parts_at("direction")
-    # (last, the step bound shortens what the two make: zeroopt.direction.step_bound)
     assert [type(r) for r in both] == [HistoryPrior, zeroopt.AdaptiveMomentum, BoundedStep]
-    assert zeroopt.make_solver("sign", ctx).parts_at("direction") == ()
+    assert [type(r) for r in zeroopt.make_solver("sign", ctx).parts_at("direction")] == [BoundedStep]
+    assert zeroopt.make_solver("sign", ctx, step_bound=None).parts_at("direction") == ()
     with pytest.raises(TypeError, match="history_prior"):
         zeroopt.make_solver("sign", ctx, history_prior="yes")
     with pytest.raises(ValueError, match="memory_weight"):

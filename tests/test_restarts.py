@@ -110,10 +110,12 @@ def test_diminishing_returns_log_is_not_shared_between_two_moves_from_one_state(
 def test_min_progress_ends_a_crawling_run_early() -> None:
     f = lambda x: float(np.sum(np.abs(x)) ** 0.5)  # noqa: E731  (a cusp: progress slows to a crawl)
     # One run each: minimize's restarts (zeroopt.running.whole_budget) would go on from where the rule ends a run.
+    # Without the step bound: with it, sign-growing reaches 0.002 here instead of crawling at 0.6, and its stall
+    # rule ends the run before any crawl (zeroopt.direction.step_bound).
     full = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0, min_progress=None,
-                            restarts=False)
+                            restarts=False, step_bound=None)
     early = zeroopt.minimize(f, np.ones(8), solver="sign-growing", budget=20_000, seed=0, min_progress=0.05,
-                             restarts=False)
+                             restarts=False, step_bound=None)
     assert early.status is zeroopt.Status.CONVERGED and early.queries < full.queries
 
 

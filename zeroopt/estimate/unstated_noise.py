@@ -17,6 +17,12 @@ deviation σ (the repeated evaluations of Moré & Wild's ECnoise, on the iterate
 precision of the iterate's value and of the probes' answers, the way a stated ε does, so the same noise-aware parts
 weigh it; the iterate's value is the mean of its answers, so one lucky draw does not hold the run at a point that
 is no better. An oracle that states a precision of its own is left to it: the part asks nothing and changes nothing.
+
+A comparison estimate (the sign solvers') observes no differences, only which probes came out below the level; but a
+plain objective answers each comparison by evaluating, and the answer carries the values
+(:class:`~zeroopt.oracles.requests.Comparison`'s ``values``). Once a noise is seen, the part keeps those values less
+the levels compared with as the estimate's differences, so the noise-aware radius weighs them against σ the way it
+weighs forward differences; a one-bit oracle's comparisons carry no values, and nothing is kept.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from ..core.arrays import host
 from ..core.describe import describe_part
 from ..core.stages import Iteration, Part, wrapped
 from ..direction.step_bound import start_scale
-from ..oracles.requests import Evaluate, Evaluation, Request, Response
+from ..oracles.requests import Compare, Comparison, Evaluate, Evaluation, Request, Response
 from ..step.noise import ESTIMATED_NOISE, ESTIMATED_NOISE_CEILING
 
 __all__ = ["NOISE_WINDOW", "WIDEST_BETA", "EstimatedNoise", "NoiseLog"]
@@ -122,10 +128,14 @@ class EstimatedNoise:
         state = s
         if log.count > 0:  # noisy: the iterate's value is the mean of its answers, known to σ/√count
             state = replace(s, fx=log.mean, fx_eps=max(float(s.fx_eps), sigma / math.sqrt(log.count)))
-        out = yield from _run(self.inner, replace(it, state=state))
+        compared: list[NDArray[np.float64]] = []
+        out = yield from _run(self.inner, replace(it, state=state), compared)
         est = out.estimate
-        if sigma > 0 and est is not None and est.eps < sigma:
-            out = replace(out, estimate=replace(est, eps=sigma))
+        if sigma > 0 and est is not None:
+            if est.differences is None and compared:  # a comparison estimate: what its answers' values differed by
+                seen = np.concatenate(compared)
+                est = replace(est, differences=seen[np.isfinite(seen)])
+            out = replace(out, estimate=replace(est, eps=max(float(est.eps), sigma)))
         return replace(out, memory={**out.memory, self.key: log, ESTIMATED_NOISE: sigma})
 
     def _logged(self, log: NoiseLog, x: NDArray[np.float64], fx: float, value: float, stated: float) -> NoiseLog:
@@ -145,9 +155,36 @@ class EstimatedNoise:
                         mean=(mean * count + value) / (count + 1), count=count + 1)
 
 
-def _run(part: Part, it: Iteration) -> Generator[Request, Response, Iteration]:
-    """``part``'s update of ``it``, whether it asks the oracle or not."""
+def _run(part: Part, it: Iteration, compared: list[NDArray[np.float64]] | None = None,
+         ) -> Generator[Request, Response, Iteration]:
+    """``part``'s update of ``it``, whether it asks the oracle or not; with ``compared``, each comparison answered with
+    values leaves there those values less the levels compared with."""
     out = part.update(it)
     if isinstance(out, Iteration):
         return out
-    return (yield from out)
+    if compared is None:
+        return (yield from out)
+    return (yield from _keeping_comparisons(out, compared))
+
+
+def _keeping_comparisons(run: Generator[Request, Response, Iteration], compared: list[NDArray[np.float64]],
+                         ) -> Generator[Request, Response, Iteration]:
+    """``yield from run``, keeping in ``compared`` the values less the levels of each comparison answered with values
+    (an exception thrown in goes on to ``run``, as with ``yield from``)."""
+    try:
+        request = next(run)
+        while True:
+            try:
+                response = yield request
+            except GeneratorExit:
+                run.close()
+                raise
+            except BaseException as err:  # thrown in: ``run`` has it, as with yield from
+                request = run.throw(err)
+                continue
+            if isinstance(request, Compare) and isinstance(response, Comparison) and response.values is not None:
+                values = np.asarray(response.values, dtype=float)
+                compared.append(values - np.asarray(request.levels, dtype=float)[: len(values)])
+            request = run.send(response)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]

@@ -41,7 +41,7 @@ from ..step.radius_step import STEP_RADIUS_RATIO
 from ..step.stepping import armijo_step, fixed_step, opt_line_search, semicircle_step
 
 __all__ = [
-    "DIFFERENCES", "check_descent", "check_positive", "differences_part", "noise_aware_radius",
+    "DIFFERENCES", "ON_THE_SPHERE", "check_descent", "check_positive", "differences_part", "noise_aware_radius",
     "noise_radius", "precision",
     "preset_for", "probe_count", "sampled", "step_rule", "unit_sphere_steps",
 ]
@@ -60,6 +60,11 @@ STEP_RULES: dict[str, tuple[StepRule, dict[str, str]]] = {
     "armijo": (armijo_step, {"grow": "grow"}),
     "fixed": (fixed_step, {}),
 }
+
+#: On the unit sphere (the hard-label attack's g(θ)) the retraction keeps the iterate at its scale, +inf is an answer
+#: of the objective (no boundary along a direction) rather than a failure, and the oracle states its precision: no
+#: step bound, no narrowing of β on +inf, no repeats to estimate a noise (every descent recipe's ``*_in`` writes it).
+ON_THE_SPHERE: dict[str, Any] = {"step_bound": None, "non_finite_shrink": None, "estimate_noise": False}
 
 #: The value-difference estimates the ``differences`` setting names: one answer at the iterate and one per probe
 #: (:func:`~zeroopt.estimate.estimators.forward_difference`); a pair per probe, on either side

@@ -50,16 +50,18 @@ from ..core.constants import (
     REFERENCE_STEP_RESET,
     SIGN_OPT_K,
 )
-from ..core.stages import Estimate, SkipFlat
+from ..core.stages import Estimate, Part, SkipFlat
 from ..direction.momentum import AdaptiveMomentum
 from ..direction.prior import HistoryPrior
 from ..direction.quasi_newton import QuasiNewton
+from ..direction.step_bound import NON_FINITE_BETA_SHRINK, STEP_BOUND, BoundedStep, RadiusOffNonFinite
 from ..estimate.estimators import (
     ProbeLevel,
     centered_sign_of_difference,
     shrunk_centered_sign_of_difference,
     sign_of_difference,
 )
+from ..estimate.unstated_noise import EstimatedNoise
 from ..sample.history_subspace import HistorySubspaceProbes
 from ..sample.samplers import make_sampler
 from ..step.amends import unit_sphere
@@ -67,11 +69,12 @@ from ..step.radius import RadiusFollowsBalance
 from ..step.radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from ..step.stopping import NO_PROGRESS_WINDOW, DiminishingReturnsRule, NoProgressRule, StallRule
 from .descent import (
+    ON_THE_SPHERE,
     Directions,
     LineSearch,
     Retraction,
     check_descent,
-    noise_radius,
+    noise_aware_radius,
     precision,
     probe_count,
     sampled,
@@ -84,16 +87,21 @@ __all__ = ["sign", "sign_estimate", "sign_growing", "sign_growing_in", "sign_gro
 Baseline = bool | Literal["shrunk"]
 
 
-def sign_estimate(baseline: Baseline, probe_level: ProbeLevel) -> Estimate:
+def sign_estimate(baseline: Baseline, probe_level: ProbeLevel, estimate_noise: bool = False) -> Part:
     """The comparison estimate: plain (``baseline=False``, Sign-OPT's), with the mean sign as baseline (``True``:
     HopSkipJump's, :func:`~zeroopt.estimate.estimators.centered_sign_of_difference`) or with it shrunk by its own noise
     (``"shrunk"``) — comparing each probe with f(x) (``probe_level="value"``) or, for an objective that is a radius,
-    with the level of the plane through the current boundary point perpendicular to x (``"tangent"``)."""
+    with the level of the plane through the current boundary point perpendicular to x (``"tangent"``). With
+    ``estimate_noise``, the answers' noise is estimated where the oracle states none
+    (:class:`~zeroopt.estimate.unstated_noise.EstimatedNoise`, as :func:`~zeroopt.recipes.descent.differences_part`
+    wraps the differences): the level the probes are compared with is then the mean of the iterate's answers, not
+    one lucky draw."""
     if baseline == "shrunk":
         estimator: Any = shrunk_centered_sign_of_difference
     else:
         estimator = centered_sign_of_difference if baseline else sign_of_difference
-    return Estimate(estimator if probe_level == "value" else partial(estimator, level=probe_level))
+    part = Estimate(estimator if probe_level == "value" else partial(estimator, level=probe_level))
+    return EstimatedNoise(part) if estimate_noise else part
 
 
 def sign(
@@ -107,7 +115,8 @@ def sign(
     history_prior: bool = False, skip_flat: bool = False, probe_shape: float | None = None, beta_balance: bool = False,
     beta_per_step: float | None = None, beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO,
     history_span: int | None = None, beta_above_noise: bool = False, quasi_newton: int | None = None,
-    baseline: Baseline = False, probe_level: ProbeLevel = "value",
+    baseline: Baseline = False, probe_level: ProbeLevel = "value", step_bound: float | None = STEP_BOUND,
+    non_finite_shrink: float | None = NON_FINITE_BETA_SHRINK, estimate_noise: bool = True,
 ) -> Chain:
     """``"sign"``: Sign-OPT / ZO-signSGD — q one-bit comparisons per gradient estimate (:func:`sign_estimate`),
     the OPT line search and the stall rule, with Sign-OPT's K and β. The other settings build the parts they build
@@ -119,26 +128,29 @@ def sign(
         probe_count(q, q_start),
         *sampled(make_sampler(directions, context), probe_shape),
         None if history_span is None else HistorySubspaceProbes(int(history_span)),
-        sign_estimate(baseline, probe_level),
+        sign_estimate(baseline, probe_level, estimate_noise),
         None if quasi_newton is None else QuasiNewton(int(quasi_newton)),
         HistoryPrior() if history_prior else None,
         None if momentum is None else AdaptiveMomentum(float(momentum)),
+        None if step_bound is None else BoundedStep(float(step_bound)),
         step_rule(line_search, grow=grow, shrink=shrink, coarse_candidates=coarse_candidates, step_min=step_min),
+        None if non_finite_shrink is None else RadiusOffNonFinite(float(non_finite_shrink)),
         RadiusFollowsBalance() if beta_balance else None,
         None if beta_per_step is None else RadiusFollowsStep(float(beta_per_step), float(beta_step_floor)),
         None if line_search == "fixed" else StallRule(step_min, step_reset, beta_decay, beta_min),
         NoProgressRule(int(patience)) if line_search == "fixed" and patience is not None else None,
-        noise_radius() if beta_above_noise else None,
+        noise_aware_radius("forward", beta_above_noise, estimate_noise),
         None if min_progress is None else DiminishingReturnsRule(float(min_progress)),
         name="sign", beta=beta, step=step, retract=retract)
 
 
 def sign_in(context: SolverContext) -> tuple[Recipe, dict[str, Any]]:
     """What ``"sign"`` runs in ``context``: the recipe with, on the unit sphere, the iterate kept there (sign steps
-    do not scale with d: the reference step and reset as they are, and Sign-OPT's K and β stay); ε = β/500 where
-    the precision is adjustable."""
+    do not scale with d: the reference step and reset as they are, and Sign-OPT's K and β stay) and the
+    safeguards for a plain objective off (:data:`~zeroopt.recipes.descent.ON_THE_SPHERE`); ε = β/500 where the
+    precision is adjustable."""
     written: dict[str, Any] = {"eps_per_beta": REFERENCE_EPS_PER_BETA} if context.adjustable_precision else {}
-    return sign, written | ({"retract": unit_sphere} if context.unit_sphere else {})
+    return sign, written | ({"retract": unit_sphere, **ON_THE_SPHERE} if context.unit_sphere else {})
 
 
 def sign_growing(
@@ -152,7 +164,8 @@ def sign_growing(
     history_prior: bool = False, skip_flat: bool = False, probe_shape: float | None = None, beta_balance: bool = False,
     beta_per_step: float | None = None, beta_step_floor: float = STEP_RADIUS_FLOOR_RATIO,
     history_span: int | None = None, beta_above_noise: bool = False, quasi_newton: int | None = None,
-    baseline: Baseline = False, probe_level: ProbeLevel = "value",
+    baseline: Baseline = False, probe_level: ProbeLevel = "value", step_bound: float | None = STEP_BOUND,
+    non_finite_shrink: float | None = NON_FINITE_BETA_SHRINK, estimate_noise: bool = True,
 ) -> Chain:
     """``"sign-growing"`` on a plain objective: :func:`sign` with √t probe growth from ``q_start`` comparisons to
     ``q`` (:class:`~zeroopt.sample.counts.SqrtProbeGrowth`) — cheap rough steps early, precise ones later — and a run
@@ -165,16 +178,18 @@ def sign_growing(
         probe_count(q, q_start),
         *sampled(make_sampler(directions, context), probe_shape),
         None if history_span is None else HistorySubspaceProbes(int(history_span)),
-        sign_estimate(baseline, probe_level),
+        sign_estimate(baseline, probe_level, estimate_noise),
         None if quasi_newton is None else QuasiNewton(int(quasi_newton)),
         HistoryPrior() if history_prior else None,
         None if momentum is None else AdaptiveMomentum(float(momentum)),
+        None if step_bound is None else BoundedStep(float(step_bound)),
         step_rule(line_search, grow=grow, shrink=shrink, coarse_candidates=coarse_candidates, step_min=step_min),
+        None if non_finite_shrink is None else RadiusOffNonFinite(float(non_finite_shrink)),
         RadiusFollowsBalance() if beta_balance else None,
         None if beta_per_step is None else RadiusFollowsStep(float(beta_per_step), float(beta_step_floor)),
         None if line_search == "fixed" else StallRule(step_min, step_reset, beta_decay, beta_min),
         NoProgressRule(int(patience)) if line_search == "fixed" and patience is not None else None,
-        noise_radius() if beta_above_noise else None,
+        noise_aware_radius("forward", beta_above_noise, estimate_noise),
         None if min_progress is None else DiminishingReturnsRule(float(min_progress)),
         name="sign-growing", beta=beta, step=step, retract=retract)
 
@@ -190,10 +205,12 @@ def sign_growing_on_radius(
     history_prior: bool = False, skip_flat: bool = False, probe_shape: float | None = 0.3, beta_balance: bool = False,
     beta_per_step: float | None = 0.25, beta_step_floor: float = 0.25, history_span: int | None = None,
     beta_above_noise: bool = False, quasi_newton: int | None = None, baseline: Baseline = "shrunk",
-    probe_level: ProbeLevel = "tangent",
+    probe_level: ProbeLevel = "tangent", step_bound: float | None = None, non_finite_shrink: float | None = None,
+    estimate_noise: bool = False,
 ) -> Chain:
     """``"sign-growing"`` for a radius on the unit sphere (the hard-label attack's g(θ)): every default it uses
-    there is in this signature (why each: the module docstring)."""
+    there is in this signature (why each: the module docstring; the plain objective's safeguards are off, as
+    :data:`~zeroopt.recipes.descent.ON_THE_SPHERE` has them)."""
     check_descent(locals())
     return chain(
         SkipFlat() if skip_flat else None,
@@ -201,16 +218,18 @@ def sign_growing_on_radius(
         probe_count(q, q_start),
         *sampled(make_sampler(directions, context), probe_shape),
         None if history_span is None else HistorySubspaceProbes(int(history_span)),
-        sign_estimate(baseline, probe_level),
+        sign_estimate(baseline, probe_level, estimate_noise),
         None if quasi_newton is None else QuasiNewton(int(quasi_newton)),
         HistoryPrior() if history_prior else None,
         None if momentum is None else AdaptiveMomentum(float(momentum)),
+        None if step_bound is None else BoundedStep(float(step_bound)),
         step_rule(line_search, grow=grow, shrink=shrink, coarse_candidates=coarse_candidates, step_min=step_min),
+        None if non_finite_shrink is None else RadiusOffNonFinite(float(non_finite_shrink)),
         RadiusFollowsBalance() if beta_balance else None,
         None if beta_per_step is None else RadiusFollowsStep(float(beta_per_step), float(beta_step_floor)),
         None if line_search == "fixed" else StallRule(step_min, step_reset, beta_decay, beta_min),
         NoProgressRule(int(patience)) if line_search == "fixed" and patience is not None else None,
-        noise_radius() if beta_above_noise else None,
+        noise_aware_radius("forward", beta_above_noise, estimate_noise),
         None if min_progress is None else DiminishingReturnsRule(float(min_progress)),
         name="sign-growing", beta=beta, step=step, retract=retract)
 

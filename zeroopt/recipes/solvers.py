@@ -50,6 +50,7 @@ from ..step.radius import RadiusFollowsBalance
 from ..step.radius_step import STEP_RADIUS_FLOOR_RATIO, RadiusFollowsStep
 from ..step.stopping import NO_PROGRESS_WINDOW, DiminishingReturnsRule, NoProgressRule, StallRule
 from .descent import (
+    ON_THE_SPHERE,
     Differences,
     Directions,
     LineSearch,
@@ -73,10 +74,6 @@ __all__ = ["MODEL_MAX_DIM", "ON_THE_SPHERE", "coordinate", "rgf", "rgf_fixed", "
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
 #: in [0, 1]), so L₁ = 1 is the neutral order of magnitude when the problem does not know its L₁.
 SPHERE_LIPSCHITZ = 1.0
-#: On the unit sphere (the hard-label attack's g(θ)) the retraction keeps the iterate at its scale, +inf is an answer
-#: of the objective (no boundary along a direction) rather than a failure, and the oracle states its precision: no
-#: step bound, no narrowing of β on +inf, no repeats to estimate a noise.
-ON_THE_SPHERE: dict[str, Any] = {"step_bound": None, "non_finite_shrink": None, "estimate_noise": False}
 #: The trust-region solver keeps a dense n × n model Hessian and solves with it each iteration: above this d, refused.
 MODEL_MAX_DIM = 2000
 

@@ -20,7 +20,9 @@ quadratic. :func:`drowned` tells an estimate whose differences the noise alone m
 :class:`~zeroopt.QuasiNewton` keeps out of its curvature pairs.
 
 An exact oracle (ε = 0 on every answer) makes it a no-op, and so do estimators that observe no values
-(comparisons): nothing is weighed, the move passes unchanged.
+(comparisons): nothing is weighed, the move passes unchanged — unless a noise nobody stated is estimated, when
+:class:`~zeroopt.estimate.unstated_noise.EstimatedNoise` keeps the values a plain objective's comparisons carry as
+the estimate's differences.
 """
 
 from __future__ import annotations
