@@ -69,7 +69,7 @@ from .descent import (
 from .registry import Recipe, register_recipe
 from .sign_solvers import sign, sign_growing, sign_growing_in, sign_in
 
-__all__ = ["MODEL_MAX_DIM", "ON_THE_SPHERE", "coordinate", "rgf", "rgf_fixed", "theory_step", "trust_region"]
+__all__ = ["MODEL_MAX_DIM", "coordinate", "rgf", "rgf_fixed", "theory_step", "trust_region"]
 
 #: rgf-fixed on the unit sphere: g's gradient there scales with g itself (a distance of order 1 for images
 #: in [0, 1]), so L₁ = 1 is the neutral order of magnitude when the problem does not know its L₁.
