@@ -109,3 +109,20 @@ def test_a_targeted_linf_start_asks_the_vertex_toward_each_example() -> None:
     np.testing.assert_array_equal(vertices, [[0.5, -0.5, 0.5, 0.5], [-0.3, -0.3, 0.3, -0.3]])
     assert np.array_equal(LINF.lengths(vertices), LINF.lengths(thetas))
     assert L2.toward(thetas, x0, 0.0, 1.0) is thetas
+
+
+def test_a_target_along_no_vertex_is_reached_along_the_straight_line_to_its_example() -> None:
+    # The target class is a small ball around its one example: every vertex toward it leaves the ball, the
+    # straight line ends inside it. The start must not give up with budget left.
+    rng = np.random.default_rng(0)
+    x0, example = rng.uniform(0.3, 0.7, (1, 16)), rng.uniform(0.3, 0.7, (1, 16))
+
+    def labels(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64).reshape(len(x), -1)
+        return np.where(np.linalg.norm(x - example, axis=1) < 0.05, 1, 0)
+
+    res = attack(labels, x0, np.array([0]), target=np.array([1]), budget=200, seed=0, norm=np.inf, n_classes=2,
+                 bounds=(0.0, 1.0), start=Start(target_pool=(example, np.array([1]))))
+    assert res.success.all() and labels(res.x_adv)[0] == 1
+    far = np.abs(example - x0).max()  # the ball's points are within 0.05 of the example's L∞ distance
+    assert far - 0.05 <= res.distortion[0] <= far + 0.05

@@ -277,6 +277,7 @@ def initial_directions(
     racing = race_cfg.race_iterations > 0 or (starts > 1 and race_queries > 0)
     families = [initial_candidates(group.images, todo, rngs, start.n_initial, tgt, examples, pool, sampler)
                 for _ in range(starts if racing else 1)]
+    straight = families[0] if tgt is not None else {}
     if tgt is not None:  # directions toward target examples, as the distance's geometry asks them (L∞: vertices)
         families = [{i: group.distance.toward(th, group.images[i].x0, group.lo, group.hi) for i, th in f.items()}
                     for f in families]
@@ -289,6 +290,11 @@ def initial_directions(
     for candidates in families:
         for i, winner in start_search(run, candidates).items():
             winners[i].append(winner)
+    # A target class can lie along no vertex toward its examples (the binary-looking points far out are labelled
+    # otherwise), but the straight line reaches each example itself: those lines, where the geometry bent them.
+    bent = {i: th for i, th in straight.items() if not winners[i] and not np.array_equal(th, families[0][i])}
+    for i, winner in (start_search(run, bent).items() if bent else ()):
+        winners[i].append(winner)
     missing = fallback_candidates(group.images, [i for i in todo if not winners[i]], picks, pool, tgt)
     if missing:
         # Every family failed: directions toward inputs of other classes (a network can label every random-noise
