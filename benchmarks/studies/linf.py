@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.pages import command_line, write_page
-from benchmarks.studies.linf_peers import PEERS, TARGETED, CappedLabels, Exhausted, rays_dir
+from benchmarks.studies.linf_peers import PEERS, TARGETED, CappedLabels, Exhausted, best_within, rays_dir
 
 #: The peers' view and runners live in :mod:`benchmarks.studies.linf_peers`; the view is named here as well.
 __all__ = ["DEFAULT_EPS", "CappedLabels", "Exhausted", "build_parser", "eps_for", "main", "measure",
@@ -148,7 +148,7 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
                       f"ours {experiment} {budget} input {i + 1}/{len(b.x0)}") for i in inputs]
         rows.append({"experiment": experiment, "budget": budget, "key": "ours", "eps": eps,
                      "attack": f"ours ({runs[0]['solver']}, L∞)", "values": [r["value"] for r in runs],
-                     "queries_to_eps": [_first_query_within(np.asarray(r["trace"]), eps) for r in runs],
+                     "queries_to_eps": [_first_query_within(r["trace"], eps) for r in runs],
                      "seconds": sum(r["seconds"] for r in runs)})
     for key in peers if peers is not None else list(PEERS):
         if targets is not None and key not in TARGETED:
@@ -156,9 +156,9 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
         runs = [_kept(store, f"{prefix}/{key}/{max(budgets)}/{i}", lambda key=key, i=i: peer(key, i),
                       f"{key} {experiment} {max(budgets)} input {i + 1}/{len(b.x0)}") for i in inputs]
         for budget in budgets:
-            first = [_first_query_within(np.asarray(r["trace"]), eps) for r in runs]
+            first = [_first_query_within(r["trace"], eps) for r in runs]
             rows.append({"experiment": experiment, "budget": budget, "key": key, "eps": eps, "attack": PEERS[key][0],
-                         "values": [min(d for q, d in r["trace"] if q <= budget) for r in runs],
+                         "values": [best_within(r["trace"], budget) for r in runs],
                          "queries_to_eps": [q if q is not None and q <= budget else None for q in first],
                          "seconds": sum(r["seconds"] for r in runs)})
     return rows
@@ -187,7 +187,7 @@ def per_input_ratio(ours: list[float], peer: list[float]) -> float:
     return float(np.median(np.where(np.isnan(r), 1.0, r)))
 
 
-def _first_query_within(trace: np.ndarray, eps: float | None) -> int | None:
+def _first_query_within(trace: Any, eps: float | None) -> int | None:
     """The query count at the first improvement of an attack's trace ``(queries, best distance)`` to ``≤ eps``."""
     trace = np.asarray(trace, dtype=float).reshape(-1, 2)  # (a stored empty trace comes back flat)
     hits = [] if eps is None else np.flatnonzero(trace[:, 1] <= eps)

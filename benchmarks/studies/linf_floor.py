@@ -61,6 +61,7 @@ def white_box_linf(model: Any, labels: Any, x0: np.ndarray, y0: np.ndarray, boun
     y = torch.as_tensor(y0, dtype=torch.long)
     gen = torch.Generator().manual_seed(seed)
     shape = (len(x),) + (1,) * (x.ndim - 1)
+    own_class: Any = None  # each input's own logit, masked out of the best other one
     below, above = np.zeros(len(x)), np.full(len(x), float(hi - lo))
     for _ in range(bisections):
         eps = torch.as_tensor((below + above) / 2, dtype=torch.float32).reshape(shape)
@@ -70,8 +71,10 @@ def white_box_linf(model: Any, labels: Any, x0: np.ndarray, y0: np.ndarray, boun
             for t in range(steps):
                 delta.requires_grad_(True)
                 logits = model((x + delta).clamp(lo, hi))
+                if own_class is None:
+                    own_class = torch.nn.functional.one_hot(y, logits.shape[1]).bool()
                 true = logits.gather(1, y[:, None])[:, 0]
-                others = logits.masked_fill(torch.nn.functional.one_hot(y, logits.shape[1]).bool(), -torch.inf)
+                others = logits.masked_fill(own_class, -torch.inf)
                 (grad,) = torch.autograd.grad((others.max(1).values - true).sum(), delta)
                 with torch.no_grad():
                     size = 2.5 * eps / steps * (1.0 if t < steps // 2 else 0.5)
@@ -162,8 +165,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("steps", "restarts", "bisections"):
         if getattr(a, name) < 1:
             p.error(f"--{name} must be at least 1")
-    data = json.loads(a.study.read_text())
-    study = data["data"] if isinstance(data, dict) and "data" in data else data
+    study = json.loads(a.study.read_text())
     experiments = sorted({r["experiment"] for r in study})
     if len(experiments) != 1:
         p.error(f"the study page has {len(experiments) or 'no'} experiments; give the JSON of a page with one")

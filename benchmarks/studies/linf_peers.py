@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["PEERS", "TARGETED", "CappedLabels", "Exhausted", "PeerRun", "rays_dir", "run_art_hsj",
+__all__ = ["PEERS", "TARGETED", "CappedLabels", "Exhausted", "PeerRun", "best_within", "rays_dir", "run_art_hsj",
            "run_foolbox_hsj", "run_rays"]
 
 
@@ -56,11 +56,17 @@ class CappedLabels:
 
     def at(self, budget: int) -> float:
         """The best L∞ distance reached within ``budget`` queries (``inf``: none)."""
-        return min(d for q, d in self.trace if q <= budget)
+        return best_within(self.trace, budget)
 
     def queries_to(self, eps: float) -> int | None:
         """The first query count at which the best L∞ distance is ≤ ``eps`` (``None``: never)."""
         return next((q for q, d in self.trace if d <= eps), None)
+
+
+def best_within(trace: list[tuple[int, float]] | list[list[float]], budget: int) -> float:
+    """The best distance of a record ``[(queries, best distance), ...]`` that starts at ``(0, inf)``, within
+    ``budget`` queries: a peer's live record (:meth:`CappedLabels.at`) or one read back from JSON."""
+    return min(d for q, d in trace if q <= budget)
 
 
 #: A peer's run: ``(labels, x0, y0, budget, n_classes, bounds, seed, target, start)``, ``target`` and ``start``
