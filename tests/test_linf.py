@@ -126,3 +126,27 @@ def test_a_target_along_no_vertex_is_reached_along_the_straight_line_to_its_exam
     assert res.success.all() and labels(res.x_adv)[0] == 1
     far = np.abs(example - x0).max()  # the ball's points are within 0.05 of the example's L∞ distance
     assert far - 0.05 <= res.distortion[0] <= far + 0.05
+
+
+def test_the_linf_start_asks_the_all_ones_vertex_first_and_a_random_direction_serves_where_it_misses() -> None:
+    asked: list[np.ndarray] = []
+    x = np.full((1, 8), 0.5)
+
+    def brighter(b: np.ndarray) -> np.ndarray:  # class 1 once the mean rises past 0.6: the all-ones ray finds it
+        asked.append(np.array(b, dtype=np.float64))
+        return np.stack([0.6 - b.mean(1), b.mean(1) - 0.6], axis=1)
+
+    res = attack(brighter, x, [0], budget=200, seed=0, n_classes=2, norm=np.inf)
+    first = next(row for b in asked for row in b - x[0] if np.any(row != 0))  # after x0's own label
+    assert np.allclose(first, first[0]) and first[0] > 0  # every coordinate raised alike
+    assert res.success[0] and res.distortion[0] == pytest.approx(0.1, rel=0.11)
+
+    asked.clear()
+
+    def contrast(b: np.ndarray) -> np.ndarray:  # the first half against the second: no uniform shift changes it
+        asked.append(np.array(b, dtype=np.float64))
+        s = b[:, :4].mean(1) - b[:, 4:].mean(1)
+        return np.stack([0.2 - s, s - 0.2], axis=1)
+
+    res = attack(contrast, x, [0], budget=300, seed=0, n_classes=2, norm=np.inf)
+    assert res.success[0] and res.distortion[0] < 0.5  # found along another direction, then flipped toward 0.1

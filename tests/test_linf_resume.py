@@ -35,3 +35,25 @@ def test_a_stored_empty_trace_reads_back_as_never_within_eps():
 
     assert _first_query_within([], 0.3) is None  # a failed run's trace, as JSON gives it back
     assert _first_query_within([[5, 0.4], [9, 0.2]], 0.3) == 9
+
+
+def test_a_change_to_ours_reruns_ours_and_reads_the_peers_back(tmp_path, monkeypatch):
+    import benchmarks.hardlabel_quality as quality
+    import benchmarks.studies.linf as linf
+    from benchmarks.store import FileStore
+
+    store = FileStore(tmp_path / "runs.sqlite")
+    monkeypatch.setattr(quality, "CODE", "before")
+    try:
+        first = linf.measure("mnist-untargeted", 1, [40], 0, peers=["hsj"], eps=0.3, store=store)
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    monkeypatch.setattr(quality, "CODE", "after")
+
+    def no_peer(*args, **kwargs):
+        raise AssertionError("a stored peer run was run again")
+
+    monkeypatch.setitem(linf.PEERS, "hsj", (linf.PEERS["hsj"][0], no_peer))
+    again = linf.measure("mnist-untargeted", 1, [40], 0, peers=["hsj"], eps=0.3, store=store)
+    assert [r["values"] for r in again] == [r["values"] for r in first]
+    assert len(store.names("linf/after/")) == 1  # ours, under the new code version

@@ -20,6 +20,6 @@ def test_the_page_gives_each_variants_median_and_ratio_to_the_default() -> None:
 
 def test_variants_are_named_from_the_table_and_always_beside_the_default() -> None:
     assert _variants("searched candidates (RayS's)") == ["default", "searched candidates (RayS's)"]
-    assert set(VARIANTS) >= {"default", "memory blocks (RayS's)", "start of 30 directions"}
+    assert set(VARIANTS) >= {"default", "square tiles", "random start", "start of 30 directions"}
     with pytest.raises(argparse.ArgumentTypeError, match="unknown variant"):
         _variants("bogus")

@@ -49,10 +49,10 @@ DEFAULT_LINF_SOLVER = "sign-flips"
 N_INITIAL_DIRECTIONS = 100
 
 
-#: The L∞ attack's start: one random direction. A random ray meets an L∞ boundary near the box's corner, whichever
-#: direction it takes, so more directions buy little, and the sign search explores the cube's vertices itself
-#: from its first rounds (the whole vector flipped, then halves).
-LINF_START = Start(n_initial=1)
+#: The L∞ attack's start: the all-ones vertex (RayS's), then one random direction where it is not lower. Any ray
+#: meets an L∞ boundary near the box's corner, so more random directions buy little; the all-ones one is a
+#: sign vector already, whose flips the sign search then takes from its first round.
+LINF_START = Start(n_initial=1, all_ones_first=True)
 #: An L∞ start's distance is searched to the sign search's own relative precision at its first round, no finer: its
 #: first comparisons are that coarse (:func:`start_for`).
 LINF_START_PRECISION = SIGN_FLIPS_RELATIVE_EPS

@@ -262,13 +262,14 @@ def initial_directions(
     ``target_examples``, ``target_pool``) and its ``race`` (``race_iterations``, ``race_keeps_state``,
     ``race_halving``); its criterion's targets say whether the candidates point at target examples. Each family of
     candidates (the sampler's, and for untargeted attacks ``n_uniform`` toward uniform points of the domain) joins
-    one search, whose winner is θ0. The winners of separate searches race (:func:`zeroopt.race`, with the run's
-    solver) and the one that got lowest is θ0: each family's own search when ``race_iterations > 0`` (a race of
-    that many iterations), and ``starts`` independent searches, each of new candidates, when ``starts > 1`` (a
-    race of ``race_queries`` queries per input, or of ``race_iterations`` when that comes first). Returns
-    ``(inputs, unit directions, values, states)``: per input, the state of the race's winning run when
-    ``race_keeps_state`` (the descent goes on from it, :class:`zeroopt.RaceWinner`), else ``None`` (it starts
-    afresh from the direction).
+    one search, whose winner is θ0 (with ``all_ones_first``, untargeted, the all-ones vertex is searched alone
+    first, and the families only where it meets no boundary). The winners of separate searches race
+    (:func:`zeroopt.race`, with the run's solver) and the one that got lowest is θ0: each family's own search when
+    ``race_iterations > 0`` (a race of that many iterations), and ``starts`` independent searches, each of new
+    candidates, when ``starts > 1`` (a race of ``race_queries`` queries per input, or of ``race_iterations`` when
+    that comes first). Returns ``(inputs, unit directions, values, states)``: per input, the state of the race's
+    winning run when ``race_keeps_state`` (the descent goes on from it, :class:`zeroopt.RaceWinner`), else ``None``
+    (it starts afresh from the direction).
     """
     group, rngs, tgt, solver = run.group, run.rngs, run.targets, run.solver
     start, race_cfg = run.config.start, run.config.race
@@ -287,8 +288,14 @@ def initial_directions(
     if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
+    vertex = {}
+    if tgt is None and start.all_ones_first:  # the sampler's candidates serve only where the vertex finds nothing
+        vertex = start_search(run, {i: np.ones((1, group.images[i].x0.size)) for i in todo})
+        for i, winner in vertex.items():
+            winners[i].append(winner)
     for candidates in families:
-        for i, winner in start_search(run, candidates).items():
+        asked = {i: th for i, th in candidates.items() if i not in vertex}
+        for i, winner in (start_search(run, asked).items() if asked else ()):
             winners[i].append(winner)
     # A target class can lie along no vertex toward its examples (the binary-looking points far out are labelled
     # otherwise), but the straight line reaches each example itself: those lines, where the geometry bent them.

@@ -103,6 +103,9 @@ class Start:
         The winner's distance is searched to the attack's ε, or to this share of itself where that is coarser
         (0: to ε). A solver that compares values relatively needs no more of the start than its own first
         precision. ``None``: the distance's default (:func:`~.config.start_for`: a tenth in L∞, 0 in L2).
+    all_ones_first : bool
+        Untargeted attacks: the all-ones direction (every coordinate raised at once: the cube's vertex RayS
+        starts from) is searched first, and the sampler's candidates only where it meets no boundary.
     """
 
     n_initial: int = 30
@@ -112,6 +115,7 @@ class Start:
     target_examples: ArrayLike | None = None
     target_pool: tuple[ArrayLike, ArrayLike] | None = None
     relative_precision: float | None = None
+    all_ones_first: bool = False
 
     def __post_init__(self) -> None:
         n = self.n_initial
@@ -120,6 +124,8 @@ class Start:
               f"relative_precision must be None or in [0, 1), got {r!r}")
         _need(_is_int(n) and n > 0, self, f"n_initial must be a positive integer, got {n!r}")
         _non_negative(self, "n_uniform")
+        _need(isinstance(self.all_ones_first, bool | np.bool_), self,
+              f"all_ones_first must be True or False, got {self.all_ones_first!r}")
         names = sampler_names()
         _need(self.initial_directions in names, self,
               f"initial_directions must be one of {names}, got {self.initial_directions!r}")

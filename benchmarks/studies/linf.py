@@ -92,9 +92,10 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
     eps : float, default inf
         The threshold of RayS's protocol.
     store : FileStore, optional
-        Where each finished run (one input, one attack, one budget) is kept as soon as it ends, under the
-        attack's code version (:func:`benchmarks.hardlabel_quality.code_version`), and read back instead of
-        rerun: an interrupted study resumes where it stopped. ``None``: nothing is kept.
+        Where each finished run (one input, one attack, one budget) is kept as soon as it ends — ours under the
+        attack's code version (:func:`benchmarks.hardlabel_quality.code_version`), a peer's under its name
+        alone — and read back instead of rerun: an interrupted study resumes where it stopped, and a change to
+        ours reruns ours only. ``None``: nothing is kept.
 
     Returns
     -------
@@ -115,6 +116,7 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
     lo, hi = float(np.min(b.bounds[0])), float(np.max(b.bounds[1]))
     targets = None if b.target is None else [int(t) for t in b.target]
     prefix = f"linf/{CODE}/{experiment}/seed{seed}"
+    peers_prefix = f"linf-peers/{experiment}/seed{seed}"  # the peers' code does not move with ours
 
     def aims(i: int) -> dict[str, Any]:
         """Ours' target and start for input ``i`` (none untargeted)."""
@@ -153,7 +155,7 @@ def measure(experiment: str, n: int, budgets: list[int], seed: int, peers: list[
     for key in peers if peers is not None else list(PEERS):
         if targets is not None and key not in TARGETED:
             continue
-        runs = [_kept(store, f"{prefix}/{key}/{max(budgets)}/{i}", lambda key=key, i=i: peer(key, i),
+        runs = [_kept(store, f"{peers_prefix}/{key}/{max(budgets)}/{i}", lambda key=key, i=i: peer(key, i),
                       f"{key} {experiment} {max(budgets)} input {i + 1}/{len(b.x0)}") for i in inputs]
         for budget in budgets:
             first = [_first_query_within(r["trace"], eps) for r in runs]

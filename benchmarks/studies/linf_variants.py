@@ -1,11 +1,12 @@
 """The L∞ attack's parts one at a time: its default beside variants that change one of them.
 
 Each variant is ``attack(..., norm=np.inf)`` with one setting changed from the L∞ defaults (``sign-flips`` with
-square image tiles, one candidate a round, each asked once a margin below the incumbent, after a start of one
-random direction): candidates asked at the incumbent and searched out as RayS does (whose precision the precision
-variants set), blocks as RayS forms them (memory ranges), sibling candidates asked together, a finer or a coarser
-precision, the L2 attack's start of 30 directions. Every variant runs once per budget on the same inputs
-with the same seed; the page gives each one's median L∞ and its per-input median ratio to the default's.
+blocks of the flat vector, one candidate a round, each asked once a margin below the incumbent, after a start at
+the all-ones vertex): candidates asked at the incumbent and searched out as RayS does (whose precision the
+precision variants set), square image tiles as blocks (across the channels, or of one channel), sibling candidates
+asked together, a finer or a coarser precision, a start of one random direction (with tiles too: the former
+default), the L2 attack's start of 30 directions. Every variant runs once per budget on the same inputs with the
+same seed; the page gives each one's median L∞ and its per-input median ratio to the default's.
 
 Usage::
 
@@ -31,8 +32,10 @@ __all__ = ["VARIANTS", "build_parser", "main", "measure", "page"]
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "searched candidates (RayS's)": {"solver_options": {"accept": "search"}},
-    "memory blocks (RayS's)": {"solver_options": {"layout": "memory"}},
+    "square tiles": {"solver_options": {"layout": "tiles"}},
     "channel tiles": {"solver_options": {"layout": "channel-tiles"}},
+    "random start": {"start": {"n_initial": 1}},
+    "random start and square tiles": {"start": {"n_initial": 1}, "solver_options": {"layout": "tiles"}},
     "revisit from level 2": {"solver_options": {"revisit": 2}},
     "revisit from level 4": {"solver_options": {"revisit": 4}},
     "2 candidates a round": {"solver_options": {"q": 2}},

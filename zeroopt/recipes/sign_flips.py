@@ -11,8 +11,8 @@ iterate of the unit sphere stays on it).
 
 The parts, each of one stage (:mod:`zeroopt.core.stages`):
 
-- :class:`BlockFlips` (``sample``): the candidates, from a block order (:func:`block_order`: memory ranges, or
-  square tiles of an image, coarse to fine);
+- :class:`BlockFlips` (``sample``): the candidates, from a block order (:func:`block_order`: ranges of the flat
+  vector, or square tiles of an image, coarse to fine);
 - :class:`BelowIncumbent` (``estimate``): each candidate asked at the incumbent's value, refined only if below;
   or :class:`BelowLoweredIncumbent`: asked once a margin below it, and taken at that target when it passes;
 - :class:`TakeBest` (``step``): the best candidate below the incumbent becomes the iterate, and β the share of
@@ -118,8 +118,8 @@ class BlockFlips:
     (:func:`onto_the_cube`), since every later candidate is a flip of the iterate's signs.
     """
 
-    layout: BlockLayout = "tiles"  # as sign_flips builds it (without an image shape: memory order)
-    shape: tuple[int, ...] | None = None  # the input's shape, which the "tiles" layout reads
+    layout: BlockLayout = "memory"  # as sign_flips builds it
+    shape: tuple[int, ...] | None = None  # the input's shape, which the "tiles" layouts read
     revisit: int | None = None
     stage: ClassVar[str] = "sample"
     draws: ClassVar[bool] = False  # the schedule is the same at every seed
@@ -298,7 +298,7 @@ def sign_flips(
     shape: tuple[int, ...] | None = None,
     *,
     q: int = 1,
-    layout: BlockLayout = "tiles",
+    layout: BlockLayout = "memory",
     relative_eps: float = RELATIVE_EPS,
     revisit: int | None = None,
     accept: Literal["search", "margin"] = "margin",
@@ -308,13 +308,14 @@ def sign_flips(
     Parameters
     ----------
     dim, shape
-        The problem's dimension and, for an image, its shape (``layout="tiles"`` reads it).
+        The problem's dimension and, for an image, its shape (the ``"tiles"`` layouts read it).
     q
         Candidates per round, asked together (one model call for all of them where the oracle batches); one
         a round takes each improvement before the next candidate is formed, as RayS does.
     layout
-        How blocks are formed (:data:`BLOCK_LAYOUTS`): square tiles of an image (an image's neighbouring pixels
-        move its boundary together), memory ranges for anything else.
+        How blocks are formed (:data:`BLOCK_LAYOUTS`): ranges of the flat vector (RayS's: for an image ``(C, H,
+        W)``, bands of rows), or square tiles of an image. From the all-ones start the
+        ranges end lower than the tiles on images of three sizes (benchmarks/results/ablation/linf/).
     relative_eps
         The precision a candidate below the incumbent is searched to, relative to its value, for a flip of every
         coordinate; a flip of a share β of them is measured to ``relative_eps · β`` of its value (β follows the
