@@ -96,3 +96,15 @@ def test_every_option_of_a_built_in_solver_sets_a_part_or_the_chain(name: str) -
     assert set(spec.option_names()) - CHAIN_SETTINGS - unused <= owned
     stall = next(line for line in spec.describe(context, line_search="opt").splitlines() if "StallRule" in line)
     assert all(n in stall.split("<-")[1] for n in ("step_min", "step_reset", "beta_decay", "beta_min"))
+
+
+def test_find_and_with_part_see_the_estimate_a_noise_estimating_part_runs() -> None:
+    from zeroopt.core.stages import Estimate, carried
+    from zeroopt.estimate.unstated_noise import EstimatedNoise
+
+    chain = zeroopt.rgf(10)  # its estimate stage: EstimatedNoise(Estimate(forward differences))
+    outer = chain.find(EstimatedNoise)
+    assert outer is not None and chain.find(Estimate) is outer.inner
+    assert carried(outer)[:2] == [outer, outer.inner]
+    plain = Estimate(outer.inner.estimator)
+    assert chain.with_part(plain, replacing=Estimate).find(EstimatedNoise) is None  # the part that carries it goes

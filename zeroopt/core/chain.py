@@ -31,7 +31,7 @@ from ..oracles.requests import Request, Response
 from .arrays import is_numpy, norm
 from .base import SolverState, StepOutcome
 from .describe import describe_chain
-from .stages import STAGES, Iteration, Part, wrapped
+from .stages import STAGES, Iteration, Part, carried
 
 __all__ = ["Chain", "chain"]
 
@@ -87,10 +87,10 @@ class Chain:
         return tuple(p for p in self.parts if p.stage == stage)
 
     def find(self, kind: type[P]) -> P | None:
-        """The first part that is a ``kind`` (what a wrapper part carries counts: :func:`~zeroopt.core.stages.wrapped`),
+        """The first part that is a ``kind`` (what a part carries counts: :func:`~zeroopt.core.stages.carried`),
         or ``None``."""
         for part in self.parts:
-            for candidate in (part, wrapped(part)):
+            for candidate in carried(part):
                 if isinstance(candidate, kind):
                     return candidate  # type: ignore[return-value]
         return None
@@ -100,8 +100,7 @@ class Chain:
         (what a wrapper part carries counts) where the stage holds several — or, where the stage
         has none, with ``new`` added where its stage runs (:meth:`with_added`). A part overridden by a part."""
         if replacing is not None:
-            matches = [k for k, p in enumerate(self.parts) if isinstance(p, replacing)
-                       or isinstance(wrapped(p), replacing)]
+            matches = [k for k, p in enumerate(self.parts) if any(isinstance(c, replacing) for c in carried(p))]
         else:
             matches = [k for k, p in enumerate(self.parts) if p.stage == new.stage]
         if len(matches) > 1:

@@ -52,7 +52,8 @@ from .base import (
 
 __all__ = [
     "STAGES", "WRAPPED", "Amend", "AmendsMove", "ChoosesDirection", "CountsProbes", "Estimate", "FixedProbes",
-    "Iteration", "Part", "Sample", "SetsPrecision", "ShapesProbes", "SkipFlat", "Step", "StopsRun", "wrapped",
+    "Iteration", "Part", "Sample", "SetsPrecision", "ShapesProbes", "SkipFlat", "Step", "StopsRun", "carried",
+    "wrapped",
 ]
 
 #: The stages in the order an iteration runs them.
@@ -64,6 +65,15 @@ WRAPPED = ("sampler", "estimator", "rule", "behaviour")
 def wrapped(part: Any) -> Any:
     """The sampler, estimator, step rule or behaviour a wrapper part carries; any other part itself."""
     return next((getattr(part, a) for a in WRAPPED if hasattr(part, a)), part)
+
+
+def carried(part: Any) -> list[Any]:
+    """``part`` and, outermost first, what it carries: the part a decorating part runs (its ``inner``, e.g.
+    :class:`~zeroopt.estimate.unstated_noise.EstimatedNoise`'s), and what each wrapper wraps (:func:`wrapped`)."""
+    out = [part]
+    while (nxt := getattr(out[-1], "inner", None) or wrapped(out[-1])) is not out[-1] and len(out) < 8:
+        out.append(nxt)
+    return out
 
 
 @dataclass(frozen=True)
