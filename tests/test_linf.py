@@ -150,3 +150,28 @@ def test_the_linf_start_asks_the_all_ones_vertex_first_and_a_random_direction_se
 
     res = attack(contrast, x, [0], budget=300, seed=0, n_classes=2, norm=np.inf)
     assert res.success[0] and res.distortion[0] < 0.5  # found along another direction, then flipped toward 0.1
+
+
+def test_the_linf_default_flips_ranges_untargeted_and_image_tiles_targeted(monkeypatch: pytest.MonkeyPatch) -> None:
+    import zeroopt.recipes.sign_flips as sign_flips
+    from applications.hardlabel.config import default_solver_options
+
+    layouts: list[str] = []
+    order = sign_flips._cached_order.__wrapped__
+    monkeypatch.setattr(sign_flips, "_cached_order",
+                        lambda d, shape, layout: layouts.append(layout) or order(d, shape, layout))
+    x = np.random.default_rng(0).uniform(0.35, 0.65, size=(2, 1, 4, 4))
+
+    def three(b: np.ndarray) -> np.ndarray:
+        return np.stack([two_class(b)[:, 0], two_class(b)[:, 1], b.reshape(len(b), -1).mean(1) * 8 - 4.4], axis=1)
+
+    y = three(x).argmax(1)
+    attack(three, x, y, budget=150, seed=0, n_classes=3, norm=np.inf)
+    assert set(layouts) == {"memory"}
+    layouts.clear()
+    pool = np.random.default_rng(1).uniform(0, 1, size=(200, 1, 4, 4))
+    attack(three, x, y, budget=150, seed=0, n_classes=3, norm=np.inf, target=[2, 2],
+           start=Start(target_pool=(pool, three(pool).argmax(1))))
+    assert set(layouts) == {"tiles"}
+    assert default_solver_options(np.inf, "sign-flips", True, {"layout": "memory"}) == {"layout": "memory"}
+    assert default_solver_options(2, "sign-growing", True, {}) == {}

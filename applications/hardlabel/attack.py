@@ -26,6 +26,7 @@ from .config import (
     check_inputs,
     check_solver_options,
     default_solver,
+    default_solver_options,
     default_start,
     explains_misplaced_keywords,
     limit_blas,
@@ -131,7 +132,7 @@ def attack(
         before the first query. A plain keyword, not a piece's setting, as most calls on a torch model give it.
     start : Start, optional
         The initial search (default ``Start()``: 30 low-frequency candidates, the record search; in L∞
-        ``Start(n_initial=1)``, :data:`~.config.LINF_START`).
+        ``Start(n_initial=1, all_ones_first=True)``, :data:`~.config.LINF_START`).
     race : Race, optional
         The race between independent starts (default ``Race()``: sized by the budget, ``race_starts="auto"``).
     boundary_search : BoundarySearch, optional
@@ -149,7 +150,8 @@ def attack(
     solver_options : mapping, optional
         The solver's own options over its defaults for g(θ) (``{"q": 10, "beta": 0.02}``; ``step``, ``eps``,
         ``momentum``, ``probe_shape``, ...): the defaults are ``zeroopt.get_solver(solver).defaults(context)``
-        for a unit-sphere, adjustable-precision, radial :class:`zeroopt.SolverContext`.
+        for a unit-sphere, adjustable-precision, radial :class:`zeroopt.SolverContext` — and in L∞ the
+        ``layout`` of the goal (:data:`~.config.LINF_LAYOUT`) where ``sign-flips`` runs and none is given.
 
     Raises
     ------
@@ -203,6 +205,7 @@ def attack(
     y = as_labels(y0, len(x), "y0", k)
     criterion = criterion.for_batch(y, k)
     cfg.start.check_targets(criterion.targets, x.shape[1:])
+    options = default_solver_options(distance, solver, criterion.targets is not None, options)
     rngs = [np.random.default_rng(s) for s in seeds_for(seed, len(x))]
     # 3. The run: the solver as the registry builds it for g(θ), one ledger and generator per input.
     run = AttackRun.open(label_model, x, y, criterion, distance, cfg,

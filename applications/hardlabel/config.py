@@ -32,10 +32,10 @@ from .inputs import as_batch
 from .pieces import BoundarySearch, ModelOptions, Polish, Race, Runs, Start, Verify, field_names
 
 __all__ = [
-    "CHEAP_START", "DEFAULT_LINF_SOLVER", "DEFAULT_SOLVER", "LINF_START", "LINF_START_PRECISION",
+    "CHEAP_START", "DEFAULT_LINF_SOLVER", "DEFAULT_SOLVER", "LINF_LAYOUT", "LINF_START", "LINF_START_PRECISION",
     "N_INITIAL_DIRECTIONS", "REFERENCE_START", "SETTINGS", "AttackConfig",
     "attack_keywords", "attack_solvers", "boundary_context", "check_inputs", "check_solver_options", "default_solver",
-    "default_start", "start_for",
+    "default_solver_options", "default_start", "start_for",
     "explains_misplaced_keywords",
     "initial_precision", "limit_blas", "misplaced_keywords", "numpy_blas_paths", "seeds_for",
 ]
@@ -53,6 +53,10 @@ N_INITIAL_DIRECTIONS = 100
 #: meets an L∞ boundary near the box's corner, so more random directions buy little; the all-ones one is a
 #: sign vector already, whose flips the sign search then takes from its first round.
 LINF_START = Start(n_initial=1, all_ones_first=True)
+#: The L∞ default's blocks (``sign-flips``' ``layout``) by goal: ranges of the flat vector after the untargeted
+#: all-ones start, as RayS forms them; square image tiles after a targeted start at the vertex toward a target
+#: example, where they end lower (benchmarks/results/ablation/linf/README.md).
+LINF_LAYOUT: Mapping[str, str] = MappingProxyType({"untargeted": "memory", "targeted": "tiles"})
 #: An L∞ start's distance is searched to the sign search's own relative precision at its first round, no finer: its
 #: first comparisons are that coarse (:func:`start_for`).
 LINF_START_PRECISION = SIGN_FLIPS_RELATIVE_EPS
@@ -68,6 +72,14 @@ def default_start(norm: Any) -> Start:
     """The start an attack in ``norm`` takes when none is given: :data:`LINF_START` for L∞, ``Start()``
     otherwise."""
     return LINF_START if as_distance(norm) == LINF else Start()
+
+
+def default_solver_options(norm: Any, solver: str, targeted: bool, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with what the attack's default in ``norm`` sets and they leave out: the L∞ default solver's
+    ``layout`` for the goal (:data:`LINF_LAYOUT`); anything else as given."""
+    if as_distance(norm) != LINF or solver != DEFAULT_LINF_SOLVER or "layout" in options:
+        return dict(options)
+    return {**options, "layout": LINF_LAYOUT["targeted" if targeted else "untargeted"]}
 
 
 def start_for(start: Start, norm: Any) -> Start:
