@@ -41,11 +41,18 @@ def test_a_change_to_ours_reruns_ours_and_reads_the_peers_back(tmp_path, monkeyp
     import benchmarks.hardlabel_quality as quality
     import benchmarks.studies.linf as linf
     from benchmarks.store import FileStore
+    from benchmarks.studies.linf_peers import CappedLabels
+
+    def peer(label_fn, x0, y0, budget, n_classes, bounds, seed, target, start):  # its first query, kept
+        capped = CappedLabels(label_fn, x0, y0, budget, n_classes, target)
+        capped(np.clip(x0 + 0.5, *bounds)[None])
+        return capped
 
     store = FileStore(tmp_path / "runs.sqlite")
     monkeypatch.setattr(quality, "CODE", "before")
+    monkeypatch.setitem(linf.PEERS, "toy", ("a toy peer", peer))
     try:
-        first = linf.measure("mnist-untargeted", 1, [40], 0, peers=["hsj"], eps=0.3, store=store)
+        first = linf.measure("mnist-untargeted", 1, [40], 0, peers=["toy"], eps=0.3, store=store)
     except FileNotFoundError as e:
         pytest.skip(str(e))
     monkeypatch.setattr(quality, "CODE", "after")
@@ -53,7 +60,7 @@ def test_a_change_to_ours_reruns_ours_and_reads_the_peers_back(tmp_path, monkeyp
     def no_peer(*args, **kwargs):
         raise AssertionError("a stored peer run was run again")
 
-    monkeypatch.setitem(linf.PEERS, "hsj", (linf.PEERS["hsj"][0], no_peer))
-    again = linf.measure("mnist-untargeted", 1, [40], 0, peers=["hsj"], eps=0.3, store=store)
+    monkeypatch.setitem(linf.PEERS, "toy", ("a toy peer", no_peer))
+    again = linf.measure("mnist-untargeted", 1, [40], 0, peers=["toy"], eps=0.3, store=store)
     assert [r["values"] for r in again] == [r["values"] for r in first]
     assert len(store.names("linf/after/")) == 1  # ours, under the new code version

@@ -55,7 +55,7 @@ N_INITIAL_DIRECTIONS = 100
 LINF_START = Start(n_initial=1, all_ones_first=True)
 #: The L∞ default's blocks (``sign-flips``' ``layout``) by goal: ranges of the flat vector after the untargeted
 #: all-ones start, as RayS forms them; square image tiles after a targeted start at the vertex toward a target
-#: example, where they end lower (benchmarks/results/ablation/linf/README.md).
+#: example (why: docs/attack.md).
 LINF_LAYOUT: Mapping[str, str] = MappingProxyType({"untargeted": "memory", "targeted": "tiles"})
 #: An L∞ start's distance is searched to the sign search's own relative precision at its first round, no finer: its
 #: first comparisons are that coarse (:func:`start_for`).

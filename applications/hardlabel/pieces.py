@@ -82,15 +82,13 @@ class Start:
     Parameters
     ----------
     n_initial : int
-        Candidate directions per search (random for untargeted attacks, toward target-class examples for
-        targeted ones).
+        Candidate directions per search (random untargeted, toward target-class examples targeted).
     initial_directions : str
         The zeroopt direction sampler that draws the untargeted candidates (``zeroopt.sample.samplers.sampler_names``:
         ``"low-frequency"``, ``"multi-scale"``, ``"gaussian"`` — the reference code's —, ...).
     initial_selection : str
-        How the best candidate is picked: ``"record"`` (each asked once, just below the best distance so far,
-        only the winner bisected), ``"tournament"``, ``"halving-tournament"`` or the reference code's
-        ``"bisect-all"``.
+        How the best candidate is picked: ``"record"`` (each asked once just below the best distance so far,
+        the winner bisected), ``"tournament"``, ``"halving-tournament"``, ``"bisect-all"`` (the reference code's).
     n_uniform : int
         Untargeted candidates toward uniform random points of the input domain (HopSkipJump's start), searched
         as a family of their own; 0: none.
@@ -104,8 +102,8 @@ class Start:
         (0: to ε). A solver that compares values relatively needs no more of the start than its own first
         precision. ``None``: the distance's default (:func:`~.config.start_for`: a tenth in L∞, 0 in L2).
     all_ones_first : bool
-        Untargeted attacks: the all-ones direction (every coordinate raised at once: the cube's vertex RayS
-        starts from) is searched first, and the sampler's candidates only where it meets no boundary.
+        Untargeted: the all-ones direction (RayS's start, the cube's vertex with every coordinate raised) is
+        searched first, and the sampler's candidates only where it meets no boundary.
     """
 
     n_initial: int = 30
@@ -124,8 +122,7 @@ class Start:
               f"relative_precision must be None or in [0, 1), got {r!r}")
         _need(_is_int(n) and n > 0, self, f"n_initial must be a positive integer, got {n!r}")
         _non_negative(self, "n_uniform")
-        _need(isinstance(self.all_ones_first, bool | np.bool_), self,
-              f"all_ones_first must be True or False, got {self.all_ones_first!r}")
+        _flags(self, "all_ones_first")
         names = sampler_names()
         _need(self.initial_directions in names, self,
               f"initial_directions must be one of {names}, got {self.initial_directions!r}")

@@ -314,8 +314,8 @@ def sign_flips(
         a round takes each improvement before the next candidate is formed, as RayS does.
     layout
         How blocks are formed (:data:`BLOCK_LAYOUTS`): ranges of the flat vector (RayS's: for an image ``(C, H,
-        W)``, bands of rows), or square tiles of an image. From the all-ones start the
-        ranges end lower than the tiles on images of three sizes (benchmarks/results/ablation/linf/).
+        W)``, bands of rows), or square tiles of an image. Which ends lower depends on the
+        start (docs/defaults.md).
     relative_eps
         The precision a candidate below the incumbent is searched to, relative to its value, for a flip of every
         coordinate; a flip of a share β of them is measured to ``relative_eps · β`` of its value (β follows the
