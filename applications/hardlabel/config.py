@@ -49,9 +49,9 @@ DEFAULT_LINF_SOLVER = "sign-flips"
 N_INITIAL_DIRECTIONS = 100
 
 
-#: The L∞ attack's start: the all-ones vertex (RayS's), then one random direction where it is not lower. Any ray
-#: meets an L∞ boundary near the box's corner, so more random directions buy little; the all-ones one is a
-#: sign vector already, whose flips the sign search then takes from its first round.
+#: The L∞ attack's start: the all-ones vertex (RayS's), and one random direction only where that ray meets no
+#: boundary. Any ray meets an L∞ boundary near the box's corner, so more random directions buy little; the
+#: all-ones one is a sign vector already, whose flips the sign search takes from its first round.
 LINF_START = Start(n_initial=1, all_ones_first=True)
 #: The L∞ default's blocks (``sign-flips``' ``layout``) by goal: ranges of the flat vector after the untargeted
 #: all-ones start, as RayS forms them; square image tiles after a targeted start at the vertex toward a target

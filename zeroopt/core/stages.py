@@ -71,9 +71,11 @@ def carried(part: Any) -> list[Any]:
     """``part`` and, outermost first, what it carries: the part a decorating part runs (its ``inner``, e.g.
     :class:`~zeroopt.estimate.unstated_noise.EstimatedNoise`'s), and what each wrapper wraps (:func:`wrapped`)."""
     out = [part]
-    while (nxt := getattr(out[-1], "inner", None) or wrapped(out[-1])) is not out[-1] and len(out) < 8:
+    while True:
+        nxt = getattr(out[-1], "inner", None) or wrapped(out[-1])
+        if any(nxt is seen for seen in out):  # a part that carries nothing is its own wrapped()
+            return out
         out.append(nxt)
-    return out
 
 
 @dataclass(frozen=True)
