@@ -288,7 +288,7 @@ def initial_directions(
     if not racing and len(families) > 1:  # one tournament over every candidate: one final bisection per input
         families = [{i: np.concatenate([f[i] for f in families if i in f]) for i in todo}]
     winners: dict[int, list[tuple[NDArray[np.float64], float, float]]] = {i: [] for i in todo}
-    vertex = {}
+    vertex: dict[int, tuple[NDArray[np.float64], float, float]] = {}
     if tgt is None and start.all_ones_first:  # the sampler's candidates serve only where the vertex finds nothing
         vertex = start_search(run, {i: np.ones((1, group.images[i].x0.size)) for i in todo})
         for i, winner in vertex.items():

@@ -4,8 +4,8 @@ Each variant is ``attack(..., norm=np.inf)`` with one setting changed from the L
 blocks of the flat vector, one candidate a round, each asked once a margin below the incumbent, after a start at
 the all-ones vertex): candidates asked at the incumbent and searched out as RayS does (whose precision the
 precision variants set), square image tiles as blocks (across the channels, or of one channel), sibling candidates
-asked together, a finer or a coarser precision, a start of one random direction (with tiles too: the former
-default), the L2 attack's start of 30 directions. Every variant runs once per budget on the same inputs with the
+asked together, a finer or a coarser precision, a start of one random direction (with square tiles too), the
+L2 attack's start of 30 directions. Every variant runs once per budget on the same inputs with the
 same seed; the page gives each one's median L∞ and its per-input median ratio to the default's.
 
 Usage::
