@@ -162,10 +162,12 @@ def measure(label: str, attacks: list[str], dims: list[int], inputs: list[int], 
     argv = " ".join(sys.argv[1:])
     for dim in dims:
         for n in inputs:
-            for name in attacks:
-                if n > 1 and name in ONE_AT_A_TIME:
-                    continue  # attacks one input at a time: the one-input row is its cost
-                runs = [_child(name, dim, n) for _ in range(repeats)]
+            # Attacks one input at a time: the one-input row is its cost.
+            names = [name for name in attacks if n == 1 or name not in ONE_AT_A_TIME]
+            # The attacks take turns, repeat by repeat, so a change of load falls on each alike.
+            turns = [[_child(name, dim, n) for name in names] for _ in range(repeats)]
+            for j, name in enumerate(names):
+                runs = [turn[j] for turn in turns]
                 ok = [r for r in runs if "error" not in r]
                 row = sorted(ok, key=lambda r: r["own_ms_per_query"])[len(ok) // 2] if ok else runs[0]
                 row["repeats_ms"] = [round(r["own_ms_per_query"], 4) for r in ok]

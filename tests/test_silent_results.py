@@ -48,6 +48,20 @@ def test_a_model_writing_into_its_batch_changes_nothing(writer) -> None:  # type
     assert dirty.x_adv.min() >= 0.0 and dirty.x_adv.max() <= 1.0
 
 
+def test_a_batch_the_model_keeps_is_never_written_again() -> None:
+    # The attack builds each round's points in one buffer; what the model was sent must stay as it was sent.
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def keeper(b: np.ndarray) -> np.ndarray:
+        kept.append((b, b.copy()))
+        return scores(b)
+
+    x, y = inputs(2)
+    attack(keeper, x, y, budget=200, seed=0, n_classes=10)
+    assert len(kept) > 10
+    assert all(np.array_equal(b, snapshot) for b, snapshot in kept)
+
+
 def test_labels_that_depend_on_the_batch_never_make_an_input_already_adversarial() -> None:
     # Wrong for every batch of more than one input, right for an input sent alone.
     def batchy(b: np.ndarray) -> np.ndarray:

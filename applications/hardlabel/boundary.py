@@ -61,7 +61,8 @@ class BoundaryOracleGroup(OracleGroup):
     Parameters
     ----------
     model
-        Hard-label model on a batch ``(n, *input_shape)`` returning ``(n,)`` labels.
+        Hard-label model on a batch ``(n, *input_shape)`` returning ``(n,)`` labels. The array it is sent is
+        written again on the next round: a model that keeps it must copy it (the attack's adapters do).
     images
         Per-image state (x0 flat, label, ledger).
     input_shape
@@ -109,6 +110,8 @@ class BoundaryOracleGroup(OracleGroup):
         self.on_round = on_round
         self.model_seconds = 0.0
         self._bounds_on_device: tuple[Any, Any] | None = None
+        self._rows: NDArray[np.float32] | None = None
+        self._row: NDArray[np.float64] | None = None
 
     # -------------------------------------------------------------------------------- the search engine
 
@@ -154,16 +157,34 @@ class BoundaryOracleGroup(OracleGroup):
             if record and adv.any():
                 hits = rows[adv]
                 # Distances of the float32 points the model actually saw, so the figure is honest.
-                seen = host(take(batch, hits)) if on_device else batch[hits]  # (the few hits only, to the host)
-                dist = self.distance.of(seen.reshape(len(hits), -1).astype(np.float64) - img.x0)
                 # (img.x0 holds the float32 values the model sees, so an input that is already
                 # misclassified has distortion exactly 0.)
-                j = int(np.argmin(dist))
-                if dist[j] < img.best_distance:
-                    img.best_distance = float(dist[j])
-                    img.best_point = seen[j].copy()
+                seen = host(take(batch, hits)) if on_device else batch  # (the few hits only, to the host)
+                at = np.arange(len(hits)) if on_device else hits
+                dist, j = self._nearest(img.x0, seen, at)
+                if dist < img.best_distance:
+                    img.best_distance = dist
+                    img.best_point = seen[at[j]].copy()
                     img.trace.append((img.ledger.spent, img.best_distance))
         return adversarial
+
+    def _round_buffers(self, m: int, d: int) -> tuple[NDArray[np.float32], NDArray[np.float64]]:
+        """A round's float32 rows and a float64 row to build each in, kept from round to round: fresh arrays of
+        this size would be new memory, touched page by page, on every round (the model is sent its own copy)."""
+        if self._rows is None or self._rows.shape[0] < m or self._rows.shape[1] != d:
+            self._rows, self._row = np.empty((max(m, 1), d), dtype=np.float32), np.empty(d)
+        return self._rows[:m], self._row
+
+    def _nearest(self, x0: NDArray[np.float64], rows: NDArray[np.float32], at: NDArray[np.int64]) -> tuple[float, int]:
+        """The least distance from ``x0`` among ``rows[at]``, and its position in ``at`` (the first of equals):
+        each row widened to float64 in one reused buffer, not the hits' rows copied twice over."""
+        delta = np.empty(x0.shape)
+        best, arg = math.inf, 0
+        for k, i in enumerate(at):
+            dist = float(self.distance.of(np.subtract(rows[i].reshape(-1), x0, out=delta)[None, :])[0])
+            if dist < best:
+                best, arg = dist, k
+        return best, arg
 
     def refund_unsent(self, owners: NDArray[np.int64]) -> None:
         """Give each owner back one query per point of theirs that was paid for but never sent to the model."""
@@ -199,10 +220,9 @@ class BoundaryOracleGroup(OracleGroup):
                 rows = Ray.points([s.ray for s in sending], [s.nxt for s in sending], lo, hi)  # type: ignore[misc]
                 points = xp.astype(rows, xp.float32)
             else:
-                points = np.empty((len(sending), self.images[sending[0].owner].x0.size), dtype=np.float32)
-                row = np.empty(points.shape[1])
+                points, row = self._round_buffers(len(sending), self.images[sending[0].owner].x0.size)
                 for k, s in enumerate(sending):
-                    points[k] = s.ray.point(s.nxt, self.lo, self.hi, out=row)  # type: ignore[union-attr]
+                    s.ray.point(s.nxt, self.lo, self.hi, out=row, into=points[k])  # type: ignore[union-attr]
             adversarial = self.query(owners, points)
             for s, adv in zip(sending, adversarial, strict=True):
                 s.feed(bool(adv))

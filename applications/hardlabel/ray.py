@@ -97,13 +97,15 @@ class Ray:
         steps = xp.asarray(lams, dtype=thetas.dtype, device=dev)[:, None]
         return xp.clip(thetas / norms * steps + xp.stack([r.x0 for r in rays]), lo, hi)
 
-    def point(self, lam: float, lo: Bound, hi: Bound, out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
-        """``clip(x0 + λ·direction)``, written into ``out`` when given (same values to the bit either way)."""
+    def point(self, lam: float, lo: Bound, hi: Bound, out: NDArray[np.float64] | None = None,
+              into: NDArray[Any] | None = None) -> NDArray[Any]:
+        """``clip(x0 + λ·direction)``, built in ``out`` when given (same values to the bit either way); the clipped
+        values written into ``into`` when given (e.g. a float32 row: rounded once, as a copy of the row would be)."""
         if self._unit is None:
             row = np.divide(self._theta, self._norm, out=out)
             np.multiply(row, lam, out=row)
         else:
             row = np.multiply(self._unit, lam, out=out)
         np.add(row, self.x0, out=row)
-        return np.clip(row, lo, hi, out=row)
+        return np.clip(row, lo, hi, out=row if into is None else into)
 

@@ -106,7 +106,10 @@ class LowFrequencyDirections:
         coef = rng.standard_normal((q, *self._block))
         axes = tuple(self.axes)  # type: ignore[arg-type]
         if axes and min(self.shape[a] for a in axes) >= PRODUCT_MIN_SIDE:
-            u = coef  # the band's coefficients times the basis of each axis: no pass over the zero padding
+            # The band's coefficients times the basis of each axis: no pass over the zero padding. The bases'
+            # columns are orthonormal, so unit coefficients make unit directions: no pass over the d values.
+            flat = coef.reshape(q, -1)
+            u = np.divide(flat, row_norms(flat, keepdims=True), out=flat).reshape(coef.shape)
             for a in axes:
                 basis = _inverse_dct_basis(self.shape[a], self._block[a])
                 if a + 1 == u.ndim - 1:  # the last axis: one matrix product over all rows (the same sums)
@@ -115,12 +118,12 @@ class LowFrequencyDirections:
                     u = basis @ u
                 else:
                     u = np.moveaxis(np.moveaxis(u, a + 1, -1) @ basis.T, -1, a + 1)
-        else:
-            padded = np.zeros((q, *self.shape))
-            padded[(slice(None), *(slice(0, b) for b in self._block))] = coef
-            u = idctn(padded, axes=tuple(a + 1 for a in axes), norm="ortho") if axes else padded
+            return np.ascontiguousarray(u).reshape(q, d)
+        padded = np.zeros((q, *self.shape))
+        padded[(slice(None), *(slice(0, b) for b in self._block))] = coef
+        u = idctn(padded, axes=tuple(a + 1 for a in axes), norm="ortho") if axes else padded
         u = np.ascontiguousarray(u).reshape(q, d)
-        return u / row_norms(u, keepdims=True)
+        return np.divide(u, row_norms(u, keepdims=True), out=u)  # (u is this call's own array)
 
     def scale(self, d: int) -> float:
         return float(self.subspace_dim)
