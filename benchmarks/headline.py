@@ -35,7 +35,7 @@ from benchmarks.store import RunStore
 from benchmarks.tables import BOOTSTRAP_RESAMPLES, INTERVAL_LEVEL, distances_at, median_ratio_interval
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000, 14000, 20000, 50000)
-PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja")
+PEERS = ("art-hsj", "art-signopt", "fb-boundary", "fb-hsja", "cgba-h", "cgba")
 #: Peers that plan their queries from the budget, run once per budget (``run_suite --max-budget B``, one tag each).
 PLANNED_PEERS = ("art-geoda",)
 OTHERS = ("ours-sign", "ours-rgf", "ours-coordinate")
@@ -79,7 +79,7 @@ def _by_position(store: RunStore, experiment: str, attack: str) -> dict[int, dic
 def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | None = None,
           ours_at: list[tuple[int, RunStore]] | None = None,
           planned: dict[str, list[tuple[int, RunStore]]] | None = None, seed: int = 0,
-          stored: dict | None = None, redraw: bool = False) -> dict:
+          stored: dict | None = None, redraw: bool = False, added: tuple[str, ...] = ()) -> dict:
     """Medians per attack and budget on the common inputs, ours / best peer, and that ratio's bootstrap interval.
 
     ``ours_store``: where our default attack's runs are, when not beside the peers' (another suite tag).
@@ -97,9 +97,12 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
     ``redraw``: every attack, ours included, from ``stored`` on its inputs (the stores hold no runs): the table
     again from the per-input values an earlier one kept. Otherwise a ``SystemExit`` when no attack but cw-l2 has
     runs of this experiment.
+    ``added``: with ``redraw``, the attacks read from ``store`` all the same (runs made since ``stored`` was
+    written), beside the stored ones.
     """
     attacks = [ours, *OTHERS, *PEERS, "cw-l2"]
-    records = {a: _by_position(ours_store or store if a == ours else store, experiment, a) for a in attacks}
+    records = {a: _by_position(ours_store or store if a == ours else store, experiment, a)
+               if not redraw or a in added else {} for a in attacks}
     if not records[ours]:  # no runs of ours under its tag for this experiment: the longest of the per-budget ones
         longest = [r for _, st in reversed(ours_at or []) if (r := _by_position(st, experiment, ours))]
         records[ours] = longest[0] if longest else {}
@@ -267,6 +270,8 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     stored.add_argument("--redraw", nargs="?", type=Path, const=True, default=None, metavar="JSON",
                         help="open no database: every attack, ours included, from the per-input values of JSON "
                              "(default: the one beside the plan's page, else beside --out)")
+    p.add_argument("--add-runs", default="", help=f"with --redraw: peers among {', '.join(PEERS)} read from the "
+                   "database's runs of --tag all the same, beside the stored attacks (a peer run since)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap over inputs behind each interval")
     p.add_argument("--no-plot", action="store_true", help="skip the figure (OUT with .png)")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results/suite/full/headline.md"))
@@ -276,10 +281,15 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
         a = p.parse_args(argv)
     if a.redraw is True:
         a.redraw = Path(PLANS[a.plan]["out"] if a.plan else a.out).with_suffix(".json")
+    a.add_runs = tuple(x for x in a.add_runs.split(",") if x)
+    if a.add_runs and not a.redraw:
+        p.error("--add-runs goes with --redraw (without it, every attack with runs in the database is read)")
+    if unknown := sorted(set(a.add_runs) - set(PEERS)):
+        p.error(f"--add-runs: unknown peer(s) {unknown}; choose among {', '.join(PEERS)}")
     return a
 
 
-def redraw_note(path: Path, plan: str | None) -> str:
+def redraw_note(path: Path, plan: str | None, added: tuple[str, ...] = ()) -> str:
     """What the page says when ``--redraw`` drew it from ``path`` without a database.
 
     Parameters
@@ -288,6 +298,8 @@ def redraw_note(path: Path, plan: str | None) -> str:
         The headline JSON every attack came from.
     plan : str or None
         The ``--plan`` given: the note then names the command that draws the same page from the runs.
+    added : tuple of str
+        The peers read from the database's runs all the same (``--add-runs``).
 
     Returns
     -------
@@ -295,7 +307,8 @@ def redraw_note(path: Path, plan: str | None) -> str:
         One paragraph.
     """
     text = (f"Drawn without the results database: every attack, ours included, from the L2 per input and budget "
-            f"that `{path}` keeps (the bootstrap resamples them like runs).")
+            f"that `{path}` keeps (the bootstrap resamples them like runs)")
+    text += "." if not added else f", but for {', '.join(added)}, read from the runs in the database (--add-runs)."
     if plan is None:
         return text
     options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in PLANS[plan].items() if k != "out")
@@ -313,7 +326,7 @@ def main(argv: list[str] | None = None) -> None:
     def open_store(tag: str) -> RunStore | NoRuns:
         return NoRuns() if a.redraw else RunStore(a.db, tag)
 
-    store = open_store(a.tag)
+    store = RunStore(a.db, a.tag) if a.add_runs else open_store(a.tag)
     ours_store = None if a.ours_tag in (None, a.tag) else open_store(a.ours_tag)
     ours_at = sorted(((int(b), open_store(t)) for b, t in (x.split("=") for x in a.ours_at.split(",") if x)),
                      key=lambda pair: pair[0])
@@ -326,8 +339,8 @@ def main(argv: list[str] | None = None) -> None:
         planned[attack] = [(b, open_store(template.replace("{B}", str(b)))) for b in sorted(set(BUDGETS))]
     source = a.redraw or a.peers_from
     stored = {} if source is None else {t["experiment"]: t for t in json.loads(source.read_text())}
-    tables = [table(store, e, a.ours, ours_store, ours_at, planned, a.seed, stored.get(e), redraw=bool(a.redraw))
-              for e in a.experiments.split(",")]
+    tables = [table(store, e, a.ours, ours_store, ours_at, planned, a.seed, stored.get(e), redraw=bool(a.redraw),
+                    added=a.add_runs) for e in a.experiments.split(",")]
     text = ["# Our default attack beside every peer, budget by budget", "", f"Command: `{command}`", "",
             "Median L2 on the inputs every attack ran (suite tag `" + a.tag + "`"
             + ("" if ours_store is None else f"; {a.ours} from tag `{a.ours_tag}`")
@@ -349,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
                    f"`{x.partition('=')[2]}`" for x in a.planned.split(",") if x) + "); a dash where it cannot "
                "attack (targeted, or not images)."),
             *([] if a.peers_from is None else ["", stored_note(tables, a.peers_from)]),
-            *([] if not a.redraw else ["", redraw_note(a.redraw, a.plan)]),
+            *([] if not a.redraw else ["", redraw_note(a.redraw, a.plan, a.add_runs)]),
             "", misses_line(tables), ""]
     if not a.no_plot:
         text += [f"![ours / best peer per budget, with intervals]({a.out.with_suffix('.png').name})", ""]

@@ -214,6 +214,30 @@ def test_peers_from_a_stored_headline_give_the_same_ratios_and_intervals(tmp_pat
         main([*args, "--peers-from", str(tmp_path / "short.json")])
 
 
+def test_a_peer_run_since_joins_a_redrawn_page_and_can_be_the_best(tmp_path: Path) -> None:
+    db, peers, ours, _ = _stores(tmp_path)
+    full = tmp_path / "full.md"
+    main(["--experiments", EXP, "--tag", "peers", "--ours-tag", "ours", "--db", str(db), "--no-plot", "--out",
+          str(full)])
+    before = json.loads(full.with_suffix(".json").read_text())[0]
+    assert before["best_peer"]["1000"] == "fb-boundary"
+    # CGBA-H run since, in a database of its own: lower than every stored peer at 1000 on each input.
+    added = RunStore(tmp_path / "added.sqlite", "full")
+    for i in range(3):
+        added.save(_record("cgba-h", i, [200, 1000, 8000], [2.2, 0.5, 0.55]))
+    again = tmp_path / "again.md"
+    main(["--experiments", EXP, "--redraw", str(full.with_suffix(".json")), "--add-runs", "cgba-h", "--db",
+          str(tmp_path / "added.sqlite"), "--no-plot", "--out", str(again)])
+    after = json.loads(again.with_suffix(".json").read_text())[0]
+    assert after["medians"]["cgba-h"]["1000"] == pytest.approx(0.5)
+    assert after["best_peer"]["1000"] == "cgba-h" and after["ratio"]["1000"] == pytest.approx(2.4 / 0.5)
+    assert after["best_peer"]["8000"] == "art-hsj" and after["ratio"]["8000"] == pytest.approx(before["ratio"]["8000"])
+    assert after["medians"]["ours-sign-growing"] == before["medians"]["ours-sign-growing"]  # ours as stored
+    assert "but for cgba-h, read from the runs in the database" in again.read_text()
+    with pytest.raises(SystemExit):
+        main(["--experiments", EXP, "--add-runs", "cgba-h", "--db", str(db), "--no-plot", "--out", str(again)])
+
+
 def test_without_intervals_the_misses_line_does_not_count_them() -> None:
     t = {"experiment": EXP, "ratio": {"8000": 0.95}, "below_floor": {"8000": False}, "ratio_interval": {},
          "interval_level": 0.9}
