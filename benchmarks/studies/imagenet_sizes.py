@@ -6,6 +6,9 @@ validation images (the suite's seeded order) on each model and resolution named,
 
 - ``default``: the attack as every user gets it;
 - ``full-space``: the same attack with full-space orthonormal probes (``directions="orthogonal"``);
+- ``band<N>`` (e.g. ``band32``): the same attack with probes in the lowest N DCT frequencies of each image side
+  at every resolution (a sampler this study registers as ``directions="band<N>"``), against the default's share
+  of the side;
 - ``cgba-h`` / ``cgba``: the CGBA reference code (:mod:`benchmarks.attacks.cgba_peer`, its ImageNet setting),
   one input per call through the suite's hard-capped :class:`~benchmarks.monitor.QueryMonitor`.
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +39,35 @@ from benchmarks.studies.imagenet_probes import N_CLASSES, first_correct, imagene
 #: Our configurations: the label on the page and the solver options of the attack call.
 OURS: dict[str, dict[str, Any]] = {"default": {}, "full-space": {"directions": "orthogonal"}}
 PEERS = ("cgba-h", "cgba")
+#: ``band<N>``: probes in the lowest N frequencies of each image side (:func:`band_options`).
+BAND = re.compile(r"band([1-9][0-9]*)")
+
+
+def band_options(config: str) -> dict[str, Any] | None:
+    """The solver options of a ``band<N>`` configuration (its sampler registered on first use), else ``None``."""
+    from zeroopt.sample.samplers import register_sampler, sampler_names
+    from zeroopt.sample.subspace import LowFrequencyDirections, smoothable_shape
+
+    match = BAND.fullmatch(config)
+    if match is None:
+        return None
+    width = int(match.group(1))
+
+    def factory(context: Any) -> LowFrequencyDirections:
+        shape = smoothable_shape(context)
+        if shape is None:
+            raise ValueError(f"{config}: the attack states no image shape to take a band of")
+        return LowFrequencyDirections(shape, min(1.0, width / max(shape)))
+
+    if config not in sampler_names():
+        register_sampler(config, factory)
+    return {"directions": config}
+
+
+def config_order(configs: set[str]) -> list[str]:
+    """Ours, the bands from the widest, then the peers: the page's column order."""
+    bands = sorted((c for c in configs if BAND.fullmatch(c)), key=lambda c: -int(c[4:]))
+    return [c for c in OURS if c in configs] + bands + [c for c in PEERS if c in configs]
 
 
 def parse_model(spec: str) -> tuple[int, int]:
@@ -52,7 +85,8 @@ def parse_model(spec: str) -> tuple[int, int]:
 def run_ours(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, config: str, budget: int, seed: int,
              starts: np.ndarray | None) -> list[dict[str, Any]]:
     """One attack call on the inputs ``index`` under ``config`` (the probes study's cell); one record per input."""
-    return run_cell(model, x, y, index, config, budget, seed, starts=starts, options=OURS[config])
+    return run_cell(model, x, y, index, config, budget, seed, starts=starts,
+                    options=OURS[config] if config in OURS else band_options(config))
 
 
 def run_peer(model: Any, x: np.ndarray, y: np.ndarray, index: np.ndarray, name: str, budget: int, seed: int,
@@ -92,7 +126,8 @@ def summary_lines(cache: dict[str, Any], baseline: str) -> list[str]:
     cells = cache["cells"]
     for key in dict.fromkeys(c.rsplit("|", 2)[0] for c in cells):
         for budget in sorted({int(c.rsplit("|", 2)[2]) for c in cells if c.startswith(key + "|")}):
-            configs = [c for c in (*OURS, *PEERS) if f"{key}|{c}|{budget}" in cells]
+            configs = config_order({c.split("|")[1] for c in cells if c.startswith(f"{key}|") and
+                                    c.endswith(f"|{budget}")})
             recs = {c: {r["image"]: r for r in cells[f"{key}|{c}|{budget}"]} for c in configs}
             images = sorted(set.intersection(*(set(r) for r in recs.values())))
             lines += [f"## {key}, budget {budget}", "",
@@ -134,7 +169,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="comma list of lite<variant>@<side> (EfficientNet-Lite0/1 wheels; any side)")
     ap.add_argument("--k", type=int, default=5, help="correctly classified images attacked per model")
     ap.add_argument("--budgets", default="1000")
-    ap.add_argument("--configs", default="default,full-space,cgba-h", help=f"among {', '.join([*OURS, *PEERS])}")
+    ap.add_argument("--configs", default="default,full-space,cgba-h",
+                    help=f"among {', '.join([*OURS, *PEERS])} and band<N>")
     ap.add_argument("--baseline", default="cgba-h", help="the configuration each ratio is taken to")
     ap.add_argument("--seed", type=int, default=0, help="the attack's seed")
     ap.add_argument("--order-seed", type=int, default=0, help="the suite seed of the image order")
@@ -145,9 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     models = [parse_model(m) for m in args.models.split(",") if m]
     configs = [c for c in args.configs.split(",") if c]
-    unknown = sorted(set(configs) - {*OURS, *PEERS})
+    unknown = sorted(c for c in set(configs) - {*OURS, *PEERS} if not BAND.fullmatch(c))
     if unknown:
-        ap.error(f"unknown configuration(s) {unknown}; choose among {[*OURS, *PEERS]}")
+        ap.error(f"unknown configuration(s) {unknown}; choose among {[*OURS, *PEERS]} and band<N>")
     budgets = [int(b) for b in args.budgets.split(",") if b]
     import torch
     from threadpoolctl import threadpool_limits
@@ -178,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
                 if cell in cache["cells"]:
                     continue
                 t0 = time.time()
-                run = run_ours if config in OURS else run_peer
+                run = run_peer if config in PEERS else run_ours
                 cache["cells"][cell] = run(model, x, y, index, config, budget, args.seed, starts)
                 args.cache.parent.mkdir(parents=True, exist_ok=True)
                 args.cache.write_text(json.dumps(cache))
