@@ -1,0 +1,31 @@
+"""benchmarks.studies.imagenet_sizes: the band<N> configurations and the page's column order."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.studies.imagenet_sizes import band_options, config_order, main
+
+
+def test_a_band_keeps_the_lowest_n_frequencies_of_each_side_at_any_resolution() -> None:
+    from zeroopt import SolverContext
+    from zeroopt.sample.samplers import make_sampler
+
+    assert band_options("default") is None and band_options("band0") is None
+    assert band_options("band32") == {"directions": "band32"} == band_options("band32")  # registered once
+    for side in (192, 224, 240):
+        sampler = make_sampler("band32", SolverContext(dim=3 * side * side, shape=(3, side, side)))
+        assert sampler.subspace_dim == 3 * 32 * 32
+    cifar = make_sampler("band32", SolverContext(dim=3 * 32 * 32, shape=(3, 32, 32)))
+    assert cifar.subspace_dim == 3 * 32 * 32  # the whole space of a 32-sample side
+    with pytest.raises(ValueError, match="no image shape"):
+        make_sampler("band32", SolverContext(dim=10))
+
+
+def test_columns_put_ours_then_the_widest_band_then_the_peers() -> None:
+    assert config_order({"cgba-h", "band16", "default", "band32"}) == ["default", "band32", "band16", "cgba-h"]
+
+
+def test_an_unknown_configuration_is_refused_with_the_choices() -> None:
+    with pytest.raises(SystemExit):
+        main(["--configs", "default,bandwidth"])
