@@ -35,6 +35,7 @@ import numpy as np
 
 from benchmarks.pages import READING_MARKER, command_line, kept_reading, write_page
 from benchmarks.studies.imagenet_probes import N_CLASSES, first_correct, imagenet_order, run_cell
+from benchmarks.tables import INTERVAL_LEVEL, median_ratio_interval
 
 #: Our configurations: the label on the page and the solver options of the attack call.
 OURS: dict[str, dict[str, Any]] = {"default": {}, "full-space": {"directions": "orthogonal"}}
@@ -143,6 +144,14 @@ def summary_lines(cache: dict[str, Any], baseline: str) -> list[str]:
                     lower = sum(v < 1 for v in r)
                     gm.append(f"{np.exp(np.mean(np.log(r))):.2f} ({lower}/{len(r)} lower)")
                 lines.append(f"| geo-mean ratio to {baseline} | " + " | ".join(gm) + " |")
+                base = [recs[baseline][i]["l2"] for i in images]
+                spans = [median_ratio_interval([recs[c][i]["l2"] for i in images], {baseline: base})
+                         for c in configs]
+                lines.append(f"| median / {baseline}'s [{INTERVAL_LEVEL:.0%} bootstrap over inputs] | " + " | ".join(
+                    f"{m / float(np.median(base)):.2f} [{lo:.2f}–{hi:.2f}]" for m, (lo, hi) in zip(med, spans,
+                                                                                                strict=True)) + " |")
+            lines.append("| success | " + " | ".join(
+                f"{sum(recs[c][i]['success'] for i in images)}/{len(images)}" for c in configs) + " |")
             own = [float(np.median([recs[c][i]["own_ms_per_query"] for i in images])) for c in configs]
             lines += ["| own ms/query | " + " | ".join(f"{v:.1f}" for v in own) + " |", ""]
     return lines
