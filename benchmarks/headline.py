@@ -145,6 +145,8 @@ def table(store: RunStore, experiment: str, ours: str, ours_store: RunStore | No
         columns.update(kept)
         if redraw:
             out["ours_run_budget"] = dict(stored.get("ours_run_budget", {}))
+    rank = {a: k for k, a in enumerate([ours, *OTHERS, *PEERS, "cw-l2", *PLANNED_PEERS])}
+    columns = dict(sorted(columns.items(), key=lambda item: rank.get(item[0], len(rank))))  # the page's row order
     for a, d in columns.items():  # a median only where every common input has a value
         med = [float(np.median(col)) if not np.isnan(col).any() else float("nan") for col in d.T]
         out["medians"][a] = dict(zip(map(str, budgets), med, strict=True))
