@@ -40,6 +40,8 @@ from benchmarks.tables import INTERVAL_LEVEL, median_ratio_interval
 #: Our configurations: the label on the page and the solver options of the attack call.
 OURS: dict[str, dict[str, Any]] = {"default": {}, "full-space": {"directions": "orthogonal"}}
 PEERS = ("cgba-h", "cgba")
+#: The fields of each run the page's JSON keeps (the cache keeps the timings beside them).
+PAGE_FIELDS = ("config", "budget", "image", "l2", "success", "queries", "own_ms_per_query")
 #: ``band<N>``: probes in the lowest N frequencies of each image side (:func:`band_options`).
 BAND = re.compile(r"band([1-9][0-9]*)")
 
@@ -169,8 +171,10 @@ def write(out: Path, command: str, cache: dict[str, Any], baseline: str) -> None
             f"{meta.get('seed')}; {kind}; L2 of the best adversarial point at the budget (each budget its own run); "
             f"torch and BLAS threads {meta.get('threads')}. Images per model: "
             + ", ".join(f"{k} {v}" for k, v in meta.get("images", {}).items()) + ".", ""]
+    cells = {k: [{f: round(r[f], 2) if f == "own_ms_per_query" else r[f] for f in PAGE_FIELDS if f in r} for r in v]
+             for k, v in cache["cells"].items()}
     write_page(out, [*head, *summary_lines(cache, baseline), READING_MARKER, *kept_reading(out)],
-               {"command": command, **cache}, echo=False)
+               {"command": command, "meta": meta, "cells": cells}, echo=False)
 
 
 def main(argv: list[str] | None = None) -> None:
