@@ -69,7 +69,8 @@ def band_options(config: str) -> dict[str, Any] | None:
 
 def config_order(configs: set[str]) -> list[str]:
     """Ours, the bands from the widest, then the peers: the page's column order."""
-    bands = sorted((c for c in configs if BAND.fullmatch(c)), key=lambda c: -int(c[4:]))
+    widths = {c: int(m.group(1)) for c in configs if (m := BAND.fullmatch(c))}
+    bands = sorted(widths, key=lambda c: -widths[c])
     return [c for c in OURS if c in configs] + bands + [c for c in PEERS if c in configs]
 
 
