@@ -178,6 +178,20 @@ def write(out: Path, command: str, cache: dict[str, Any], baseline: str) -> None
                {"command": command, "meta": meta, "cells": cells}, echo=False)
 
 
+def runs_of_page(out: Path, meta: dict[str, Any]) -> dict[str, Any] | None:
+    """The runs a page written by this study at ``out`` holds, as a cache to resume from (a cache lives in the
+    home folder, a page in the repository): ``None`` where there is no page, or its runs had other settings."""
+    data_path = out.with_suffix(".json")
+    if not data_path.exists():
+        return None
+    page = json.loads(data_path.read_text())
+    # (pages written before the meta held every setting: the flag is in their command)
+    page_meta = {"targeted": " --targeted" in page.get("command", ""), **page.get("meta", {})}
+    if any(page_meta.get(k, v) != v for k, v in meta.items()):
+        return None
+    return {"meta": {**page_meta, **meta}, "cells": page.get("cells", {})}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="lite0@192,lite1@240,lite0@224",
@@ -191,7 +205,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--order-seed", type=int, default=0, help="the suite seed of the image order")
     ap.add_argument("--threads", type=int, default=1, help="torch and BLAS threads")
     ap.add_argument("--targeted", action="store_true")
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache/zeroopt/imagenet-sizes.json")
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache/zeroopt/imagenet-sizes.json",
+                    help="the runs so far (resumed); where it is missing, the runs of the --out page's JSON")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/ablation/imagenet-sizes/README.md"))
     args = ap.parse_args(argv)
     models = [parse_model(m) for m in args.models.split(",") if m]
@@ -209,9 +224,10 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(args.threads)
     threadpool_limits(args.threads)
-    cache = json.loads(args.cache.read_text()) if args.cache.exists() else {"meta": {"images": {}}, "cells": {}}
     meta = {"k": args.k, "seed": args.seed, "order_seed": args.order_seed, "threads": args.threads,
             "targeted": args.targeted}
+    cache = json.loads(args.cache.read_text()) if args.cache.exists() else (
+        runs_of_page(args.out, meta) or {"meta": {"images": {}}, "cells": {}})
     if any(cache["meta"].get(k) != v for k, v in meta.items() if k in cache["meta"]):
         raise SystemExit(f"{args.cache} holds runs of other settings ({cache['meta']}); use another --cache")
     cache["meta"].update(meta)
