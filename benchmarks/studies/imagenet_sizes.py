@@ -178,6 +178,12 @@ def write(out: Path, command: str, cache: dict[str, Any], baseline: str) -> None
                {"command": command, "meta": meta, "cells": cells}, echo=False)
 
 
+def other_settings(held: dict[str, Any], meta: dict[str, Any]) -> bool:
+    """Whether runs whose meta is ``held`` were made with settings other than ``meta``'s (a setting ``held`` does
+    not name is taken as the same)."""
+    return any(k in held and held[k] != v for k, v in meta.items())
+
+
 def runs_of_page(out: Path, meta: dict[str, Any]) -> dict[str, Any] | None:
     """The runs a page written by this study at ``out`` holds, as a cache to resume from (a cache lives in the
     home folder, a page in the repository): ``None`` where there is no page, or its runs had other settings."""
@@ -187,7 +193,7 @@ def runs_of_page(out: Path, meta: dict[str, Any]) -> dict[str, Any] | None:
     page = json.loads(data_path.read_text())
     # (pages written before the meta held every setting: the flag is in their command)
     page_meta = {"targeted": " --targeted" in page.get("command", ""), **page.get("meta", {})}
-    if any(page_meta.get(k, v) != v for k, v in meta.items()):
+    if other_settings(page_meta, meta):
         return None
     return {"meta": {**page_meta, **meta}, "cells": page.get("cells", {})}
 
@@ -228,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
             "targeted": args.targeted}
     cache = json.loads(args.cache.read_text()) if args.cache.exists() else (
         runs_of_page(args.out, meta) or {"meta": {"images": {}}, "cells": {}})
-    if any(cache["meta"].get(k) != v for k, v in meta.items() if k in cache["meta"]):
+    if other_settings(cache["meta"], meta):
         raise SystemExit(f"{args.cache} holds runs of other settings ({cache['meta']}); use another --cache")
     cache["meta"].update(meta)
     for variant, side in models:
